@@ -1,0 +1,59 @@
+// Console output: one line per row as mocha finishes it, then the summary.
+// The last line is always `N passed, N failed, N skipped`.
+import Mocha from "mocha";
+import type { RowResult } from "../fixtures/engine.ts";
+import { failsRun, STATUSES, type Report } from "./model.ts";
+
+const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35" };
+const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (status: string) => (useColour && COLOUR[status] ? `\x1b[${COLOUR[status]}m${status}\x1b[0m` : status);
+
+export function resultLine(r: RowResult): string {
+  const pad = " ".repeat(Math.max(0, 19 - r.status.length));
+  const why = r.status === "PASS" ? "" : `  ${(r.message ?? "").split("\n")[0].slice(0, 160)}`;
+  return `  ${paint(r.status)}${pad} ${r.id} (${r.durationMs} ms)${why}`;
+}
+
+let lookup: ((id: string) => RowResult | undefined) | undefined;
+export function setResultLookup(fn: typeof lookup): void {
+  lookup = fn;
+}
+
+/** Mocha reporter: prints each row's verdict as its test ends. */
+export class ConformanceConsoleReporter {
+  constructor(runner: Mocha.Runner) {
+    let table = "";
+    const line = (test: Mocha.Test) => {
+      const id = (test as Mocha.Test & { conformanceId?: string }).conformanceId;
+      const r = id ? lookup?.(id) : undefined;
+      if (test.parent?.title && test.parent.title !== table) {
+        table = test.parent.title;
+        console.log(`\n${table}`);
+      }
+      if (r) console.log(resultLine(r));
+      else console.log(`  ${paint("FAIL")} ${test.fullTitle()} (${test.err?.message ?? "no result"})`);
+    };
+    runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, line);
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test: Mocha.Test) => line(test));
+    runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, line);
+    runner.on(Mocha.Runner.constants.EVENT_HOOK_END, () => undefined);
+  }
+}
+
+export function printSummary(report: Report, files: string[]): void {
+  const s = report.summary;
+  console.log("");
+  console.log(`Target: ${report.run.target.kind} (${report.run.target.name})  expectations: ${report.run.expectations}  ${Math.round(report.run.durationMs / 100) / 10} s`);
+  console.log(STATUSES.filter((k) => s[k] > 0).map((k) => `${k} ${s[k]}`).join("  "));
+  const bad = report.results.filter((r) => failsRun(r.status));
+  if (bad.length) {
+    console.log("\nFailures:");
+    for (const r of bad) console.log(resultLine(r));
+  }
+  for (const svc of report.run.target.services.filter((p) => !p.available)) {
+    console.log(`Note: ${svc.service} not available (${svc.reason}); its rows are NOT_AVAILABLE.`);
+  }
+  if (report.run.leftovers) console.log(`Warning: ${report.run.leftovers} resource(s) with this run's prefix were left behind.`);
+  console.log(`Reports: ${files.join(", ")}`);
+  console.log(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`);
+}

@@ -1,0 +1,34 @@
+// JUnit XML for CI dashboards, built with junit-report-builder (it escapes).
+// One testcase per catalogue ID; statuses map: FAIL/UNEXPECTED_PASS → failure,
+// NOT_AVAILABLE/PRECONDITION_FAILED/MANUAL/INCONCLUSIVE → skipped.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import junit from "junit-report-builder";
+import { failsRun, type Report } from "./model.ts";
+
+export function writeJUnit(report: Report, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const builder = junit.newBuilder();
+  const suites = new Map<string, ReturnType<typeof builder.testSuite>>();
+  for (const r of report.results) {
+    let suite = suites.get(r.table);
+    if (!suite) {
+      suite = builder.testSuite().name(r.table);
+      suites.set(r.table, suite);
+    }
+    const tc = suite
+      .testCase()
+      .className(r.table)
+      .name(r.id)
+      .time(r.durationMs / 1000)
+      .property("status", r.status)
+      .property("level", r.level);
+    if (failsRun(r.status)) {
+      tc.failure(r.message ?? r.status, r.status);
+      tc.standardOutput(r.evidence.map((e) => `${e.method} ${e.url} -> ${e.status ?? e.transportError} ${e.errorCode ?? ""}`).join("\n"));
+    } else if (r.status !== "PASS" && r.status !== "EXPECTED_FAIL") tc.skipped();
+  }
+  const path = join(dir, "junit.xml");
+  builder.writeTo(path);
+  return path;
+}

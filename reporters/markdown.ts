@@ -1,0 +1,117 @@
+// The Markdown report: the seed article's tables rebuilt, each cell with its
+// verdict, then every row by catalogue table, then the evidence of each row
+// that did not pass.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RowResult } from "../fixtures/engine.ts";
+import type { MatrixSection } from "../fixtures/registry.ts";
+import { STATUS_MARK, STATUSES, type Report } from "./model.ts";
+
+const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
+const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+function verdict(r: RowResult | undefined, withLink: boolean): string {
+  if (!r) return "not run";
+  const text = `${STATUS_MARK[r.status]} ${r.status}`;
+  return withLink && r.status !== "PASS" ? `[${text}](#${anchor(r.id)})` : text;
+}
+
+/** Results for a cell: the ID itself, or the finer IDs beneath it. */
+export function cellResults(results: Map<string, RowResult>, id: string): RowResult[] {
+  const exact = results.get(id);
+  if (exact) return [exact];
+  return [...results.values()].filter((r) => r.id.startsWith(id + "/"));
+}
+
+/** The worst status among a cell's results decides the cell. */
+export function cellVerdict(rs: RowResult[]): RowResult | undefined {
+  const rank = ["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE", "EXPECTED_FAIL", "PRECONDITION_FAILED", "MANUAL", "NOT_AVAILABLE", "PASS"];
+  return [...rs].sort((a, b) => rank.indexOf(a.status) - rank.indexOf(b.status))[0];
+}
+
+function matrix(section: MatrixSection, results: Map<string, RowResult>): string {
+  const head = `| ${section.title} | ${section.columns.map((c) => c.header).join(" | ")} |`;
+  const rule = `|---|${section.columns.map(() => "---").join("|")}|`;
+  const body = section.rows.map((row) => {
+    const cells = section.columns.map((c) => {
+      const cell = row.cells[c.key];
+      if (!cell) return "";
+      return `${esc(cell.claim)} · ${verdict(cellVerdict(cellResults(results, cell.id)), true)}`;
+    });
+    return `| ${esc(row.label)} | ${cells.join(" | ")} |`;
+  });
+  return [`### ${section.title}`, "", `Source: ${section.source}`, "", head, rule, ...body, ""].join("\n");
+}
+
+function evidence(r: RowResult): string {
+  const lines = [
+    `<a id="${anchor(r.id)}"></a>`,
+    `#### ${r.id}: ${STATUS_MARK[r.status]} ${r.status}`,
+    "",
+    `${r.title} (${r.level}; ${r.source})`,
+    "",
+  ];
+  if (r.message) lines.push("> " + esc(r.message), "");
+  if (r.expectation) lines.push(`Pinned: ${r.expectation.status} — ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ""}`, "");
+  if (Object.keys(r.notes).length) lines.push("Observed: `" + esc(JSON.stringify(r.notes)) + "`", "");
+  if (r.evidence.length) {
+    lines.push("| # | step | via | request | headers sent | status | error code | ETag | Last-Modified |", "|---|---|---|---|---|---|---|---|---|");
+    for (const e of r.evidence) {
+      const sent = Object.entries(e.requestHeaders)
+        .filter(([k]) => k !== "x-ms-version" && k !== "content-length")
+        .map(([k, v]) => `${k}: ${v}`)
+        .join("; ");
+      lines.push(
+        `| ${e.seq} | ${esc(e.step ?? "")} | ${e.via} | ${e.method} ${esc(e.url)} | ${esc(sent)} | ${e.status ?? esc(e.transportError ?? "")} | ${e.errorCode ?? ""} | ${esc(e.responseHeaders["etag"] ?? "")} | ${e.responseHeaders["last-modified"] ?? ""} |`,
+      );
+    }
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+export function renderMarkdown(report: Report, sections: MatrixSection[]): string {
+  const byId = new Map(report.results.map((r) => [r.id, r]));
+  const { run, summary } = report;
+  const out: string[] = [
+    "# Azure Storage concurrency conformance",
+    "",
+    `Target: **${run.target.kind}** (${run.target.name}) · server ${Object.entries(run.target.server).filter(([, v]) => v).map(([k, v]) => `${k}: ${v}`).join(", ") || "unknown"} · suite ${run.suite.version}${run.suite.commit ? ` (${run.suite.commit.slice(0, 10)})` : ""} · ${run.finishedAt}`,
+    "",
+    `Expectations: ${run.expectations} · run prefix \`${run.runPrefix}\` · ${Math.round(run.durationMs / 1000)} s`,
+    "",
+    "| " + STATUSES.join(" | ") + " |",
+    "|" + STATUSES.map(() => "---").join("|") + "|",
+    "| " + STATUSES.map((s) => summary[s]).join(" | ") + " |",
+    "",
+  ];
+  const missing = run.target.services.filter((s) => !s.available);
+  for (const s of missing) out.push(`- The **${s.service}** service is not available: ${s.reason}. Its rows are NOT_AVAILABLE.`);
+  if (missing.length) out.push("");
+  out.push("## The article's tables", "");
+  for (const s of sections) out.push(matrix(s, byId));
+  out.push("## Every row", "");
+  const tables = [...new Set(report.results.map((r) => r.table))];
+  for (const t of tables) {
+    out.push(`### ${t}`, "", "| ID | level | verdict | detail |", "|---|---|---|---|");
+    for (const r of report.results.filter((x) => x.table === t)) {
+      const detail = r.message ?? (Object.keys(r.notes).length ? JSON.stringify(r.notes) : "");
+      out.push(`| \`${r.id}\` | ${r.level} | ${verdict(r, true)} | ${esc(detail)} |`);
+    }
+    out.push("");
+  }
+  const notPassed = report.results.filter((r) => r.status !== "PASS" && r.status !== "NOT_AVAILABLE");
+  if (notPassed.length) {
+    out.push("## Evidence", "");
+    for (const r of notPassed) out.push(evidence(r));
+  }
+  if (report.notRun.length) out.push(`Not run in this run (filtered): ${report.notRun.length} rows.`, "");
+  return out.join("\n");
+}
+
+export function writeMarkdown(report: Report, sections: MatrixSection[], dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "conformance.md");
+  writeFileSync(path, renderMarkdown(report, sections));
+  return path;
+}
