@@ -3,12 +3,13 @@
 // NOT_AVAILABLE/PRECONDITION_FAILED/MANUAL/INCONCLUSIVE → skipped.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import junit from "junit-report-builder";
+import junit, { type Builder } from "junit-report-builder";
 import { failsRun, type Report } from "./model.ts";
 
 export function writeJUnit(report: Report, dir: string): string {
   mkdirSync(dir, { recursive: true });
-  const builder = junit.newBuilder();
+  // A CommonJS default export: the builder instance itself at run time.
+  const builder = (junit as unknown as Builder).newBuilder();
   const suites = new Map<string, ReturnType<typeof builder.testSuite>>();
   for (const r of report.results) {
     let suite = suites.get(r.table);

@@ -1,0 +1,52 @@
+// A mutant: one named, documented deviation the proxy applies to traffic
+// between the suite and a correct target (the embedded Azurite). Each mutant
+// names the test IDs that must FAIL when it is active; one that no named test
+// catches is a hole in the suite.
+import type { Service } from "../../fixtures/target.ts";
+
+export interface ProxyRequest {
+  service: Service;
+  method: string;
+  /** Path and query as sent by the client, e.g. `/devstoreaccount1/c/b?comp=metadata`. */
+  url: string;
+  /** Lower-case header names; mutable in onRequest. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface ProxyResponse {
+  status: number;
+  /** Lower-case header names; mutable in onResponse. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** Memory a mutant keeps across requests (one per proxy instance). */
+export type MutantState = Map<string, unknown>;
+
+export interface Mutant {
+  /** kebab-case, unique. */
+  name: string;
+  /** One line: how the target deviates. */
+  description: string;
+  /** Test IDs (or ID prefixes ending in '/') of which at least one must FAIL. */
+  kills: string[];
+  /**
+   * Rewrites the request before it is forwarded (mutate req), or answers it
+   * without forwarding by returning a response.
+   */
+  onRequest?(req: ProxyRequest, state: MutantState): ProxyResponse | void | Promise<ProxyResponse | void>;
+  /** Rewrites the target's response (mutate res). */
+  onResponse?(req: ProxyRequest, res: ProxyResponse, state: MutantState): void | Promise<void>;
+}
+
+/** Query parameters of a proxied request. */
+export function query(req: ProxyRequest): URLSearchParams {
+  return new URL(req.url, "http://x").searchParams;
+}
+
+/** Path segments below the account: [container, blob…] / [queue, "messages", id] / [table(...)]. */
+export function segments(req: ProxyRequest): string[] {
+  const parts = new URL(req.url, "http://x").pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  return parts[0] === "devstoreaccount1" ? parts.slice(1) : parts;
+}
