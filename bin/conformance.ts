@@ -1,10 +1,18 @@
-#!/usr/bin/env -S node --import tsx
-// Command line: `npm test`, or `npx azure-storage-concurrency-conformance …`.
+// Command line: `npm test`, or `npx azure-storage-concurrency-conformance …`
+// (through bin/conformance.mjs, which registers tsx first).
+// Exit codes: 0 all good, 1 a FAIL or UNEXPECTED_PASS, 2 bad input (one line
+// on stderr, before any test runs), 3 internal error (one line; the stack with
+// CONFORMANCE_DEBUG=1), 130 interrupted.
 import { Command, Option } from "commander";
 import dotenv from "dotenv";
 import { resolveConfig, type Flags } from "../fixtures/config.ts";
-import { runSuite } from "../fixtures/run-suite.ts";
-import { ConfigError } from "../fixtures/target.ts";
+import { ConfigError, resolveConnectionString } from "../fixtures/target.ts";
+
+/** Commander's error (and its "Did you mean" hint) on one line. */
+function oneLineError(text: string): string {
+  const line = text.trim().split("\n").filter(Boolean).join(" ");
+  return (line.endsWith(".") ? line.slice(0, -1) : line) + " (see --help)\n";
+}
 
 const program = new Command()
   .name("azure-storage-concurrency-conformance")
@@ -21,10 +29,28 @@ const program = new Command()
   .option("--request-timeout <ms>", "per-try request timeout (env CONFORMANCE_REQUEST_TIMEOUT_MS, default 10000)")
   .option("--max-tries <n>", "tries per request (env CONFORMANCE_MAX_TRIES, default 3)")
   .addOption(new Option("--no-cleanup", "keep what the run created (env CONFORMANCE_CLEANUP=false)"))
-  .option("--env-file <path>", "dotenv file to read (default .env)", ".env")
-  .showHelpAfterError()
-  .configureOutput({ outputError: (str, write) => write(str.split("\n")[0] + "\n") })
+  .option("--env-file <path>", "dotenv file to read", ".env")
+  .showSuggestionAfterError()
+  .configureOutput({ outputError: (str, write) => write(oneLineError(str)) })
   .exitOverride();
+
+const SOURCE_LINE = new RegExp("\\.(ts|mjs|js):\\d+");
+
+/** One line for a crash of the suite itself (not the target's fault, not the input's). */
+function internalError(err: unknown): number {
+  const e = err as Error;
+  const where = e?.stack?.split("\n").find((l) => SOURCE_LINE.test(l) && !l.includes("node_modules"))?.trim();
+  console.error(
+    `internal error: ${(e?.message ?? String(err)).split("\n")[0]}${where ? ` (${where})` : ""}; ` +
+      "this is a bug in the suite, please report it (CONFORMANCE_DEBUG=1 prints the stack).",
+  );
+  if (process.env.CONFORMANCE_DEBUG) console.error(e?.stack ?? err);
+  return 3;
+}
+
+const crash = (err: unknown) => process.exit(internalError(err));
+process.on("uncaughtException", crash);
+process.on("unhandledRejection", crash);
 
 async function main(): Promise<number> {
   try {
@@ -37,14 +63,17 @@ async function main(): Promise<number> {
   dotenv.config({ path: opts.envFile, quiet: true });
   try {
     const config = resolveConfig({ ...opts, cleanup: opts.cleanup === false ? false : undefined });
+    // A malformed connection string is reported before anything heavy loads.
+    if (config.connectionString) resolveConnectionString(config.connectionString);
+    // Loaded only now: --help and bad settings answer without loading the SDKs.
+    const { runSuite } = await import("../fixtures/run-suite.ts");
     return await runSuite(config);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`error: ${err.message}`);
       return 2;
     }
-    console.error(`error: ${(err as Error).message}`);
-    return 2;
+    return internalError(err);
   }
 }
 

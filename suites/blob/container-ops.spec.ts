@@ -194,7 +194,9 @@ const OPS: Op[] = [
     async etagTest(t) {
       const c = await t.newContainer();
       const res = await c.getBlobLeaseClient().acquireLease(15);
-      expectEtag("Lease Container (acquire)", res.etag);
+      const etag = expectEtag("Lease Container (acquire)", res.etag);
+      // The ETag answered is the container's: the one Get Container Properties reads next.
+      expectEqual("Get Container Properties ETag after Lease Container", (await props(c)).etag, etag);
     },
     async conditionalTest(t) {
       const c = await t.newContainer();

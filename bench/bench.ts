@@ -1,0 +1,136 @@
+// `npm run bench`: runs the full suite against the embedded Azurite several
+// times and prints, per run and as medians: wall time, the longest mandated
+// wait in the run, the floor (that wait + Azurite's start), their ratio, the
+// request count, and peak memory (RSS of the suite plus its Azurite child).
+// Also compares the runs' verdicts (flakiness). Figures go to the README; no
+// test asserts on them.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Command } from "commander";
+import { startAzurite } from "../fixtures/azurite.ts";
+import { ROOT } from "../fixtures/run-suite.ts";
+import type { Report } from "../reporters/model.ts";
+
+const program = new Command()
+  .name("bench")
+  .option("-n, --runs <n>", "full runs to make", "3")
+  .option("--args <args>", "extra arguments for each run (e.g. \"--concurrency 16\")", "")
+  .option("--out <file>", "where to write the figures as JSON", "reports/bench.json")
+  .parse();
+const opts = program.opts<{ runs: string; args: string; out: string }>();
+
+function rssOfTree(rootPid: number): number {
+  // Sum VmRSS over the process and its descendants, from /proc.
+  const children = new Map<number, number[]>();
+  const rss = new Map<number, number>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const status = readFileSync(`/proc/${d}/status`, "utf8");
+      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      rss.set(Number(d), kb);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      /* process gone */
+    }
+  }
+  let total = 0;
+  const stack = [rootPid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    total += rss.get(p) ?? 0;
+    stack.push(...(children.get(p) ?? []));
+  }
+  return total * 1024;
+}
+
+interface RunFigures {
+  wallMs: number;
+  longestWaitS: number;
+  azuriteStartMs: number;
+  ratio: number;
+  requests: number;
+  peakRssMb: number;
+  exitCode: number;
+  verdicts: Record<string, string>;
+}
+
+async function measureAzuriteStart(): Promise<number> {
+  const t0 = Date.now();
+  const a = await startAzurite();
+  const ms = Date.now() - t0;
+  await a.stop();
+  return ms;
+}
+
+async function oneRun(i: number, azuriteStartMs: number): Promise<RunFigures> {
+  const dir = mkdtempSync(join(tmpdir(), `bench-${i}-`));
+  const args = ["--import", "tsx", join(ROOT, "bin/conformance.ts"), "--report-dir", dir, ...opts.args.split(" ").filter(Boolean)];
+  const env = { ...process.env };
+  delete env.AZURE_STORAGE_CONNECTION_STRING;
+  const t0 = Date.now();
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssOfTree(child.pid!))), 200);
+  const exitCode = await new Promise<number>((r) => child.on("exit", (c) => r(c ?? 1)));
+  clearInterval(sampler);
+  const wallMs = Date.now() - t0;
+  const report = JSON.parse(readFileSync(join(dir, "conformance.json"), "utf8")) as Report & {
+    results: { waitSeconds?: number }[];
+  };
+  const { registeredRows } = await import("../fixtures/registry.ts");
+  const { loadAllSuites } = await import("../fixtures/headless.ts");
+  await loadAllSuites();
+  const waits = new Map(registeredRows().map((r) => [r.row.id, r.row.waitSeconds ?? 0]));
+  const longestWaitS = Math.max(0, ...report.results.map((r) => waits.get(r.id) ?? 0));
+  const requests = report.results.reduce((n, r) => n + r.evidence.length, 0);
+  const floorMs = longestWaitS * 1000 + azuriteStartMs;
+  return {
+    wallMs,
+    longestWaitS,
+    azuriteStartMs,
+    ratio: Math.round((wallMs / floorMs) * 100) / 100,
+    requests,
+    peakRssMb: Math.round(peak / 1024 / 1024),
+    exitCode,
+    verdicts: Object.fromEntries(report.results.map((r) => [r.id, `${r.status} ${r.signature ?? ""}`.trim()])),
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const runs: RunFigures[] = [];
+const azuriteStartMs = await measureAzuriteStart();
+for (let i = 1; i <= Number(opts.runs); i++) {
+  const r = await oneRun(i, azuriteStartMs);
+  runs.push(r);
+  console.log(
+    `run ${i}: wall ${(r.wallMs / 1000).toFixed(1)} s, longest wait ${r.longestWaitS} s, floor ${((r.longestWaitS * 1000 + azuriteStartMs) / 1000).toFixed(1)} s, ratio ${r.ratio}, ${r.requests} requests, peak RSS ${r.peakRssMb} MB, exit ${r.exitCode}`,
+  );
+}
+const first = JSON.stringify(runs[0].verdicts);
+const identical = runs.filter((r) => JSON.stringify(r.verdicts) === first).length;
+const summary = {
+  machine: { cores: (await import("node:os")).cpus().length, node: process.version },
+  runs: runs.length,
+  medianWallS: median(runs.map((r) => r.wallMs)) / 1000,
+  longestWaitS: runs[0].longestWaitS,
+  azuriteStartS: azuriteStartMs / 1000,
+  medianRatio: median(runs.map((r) => r.ratio)),
+  medianRequests: median(runs.map((r) => r.requests)),
+  peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
+  identicalVerdicts: `${identical}/${runs.length}`,
+};
+if (identical !== runs.length) {
+  for (const [i, r] of runs.entries()) {
+    for (const [id, v] of Object.entries(r.verdicts)) if (runs[0].verdicts[id] !== v) console.log(`  run ${i + 1} differs on ${id}: ${v} (run 1: ${runs[0].verdicts[id]})`);
+  }
+}
+console.log(
+  `median: wall ${summary.medianWallS.toFixed(1)} s, longest wait ${summary.longestWaitS} s + Azurite start ${summary.azuriteStartS.toFixed(1)} s, ratio ${summary.medianRatio}, ${summary.medianRequests} requests, peak RSS ${summary.peakRssMb} MB, identical verdicts ${summary.identicalVerdicts}`,
+);
+mkdirSync(join(ROOT, "reports"), { recursive: true });
+writeFileSync(resolve(ROOT, opts.out), JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, ...r }) => r) }, null, 2) + "\n");

@@ -1,0 +1,234 @@
+// `npm run expectations:update -- <target>`: rewrites expectations/<target>.json
+// (and its topic files expectations/<target>.<topic>.json) from the last run's
+// reports/conformance.json, for a person to review with `git diff`:
+// - a row that FAILed (observed, before expectations) is pinned with its
+//   status and signature; an existing pin keeps its reason and link, a new one
+//   gets the reason "TODO: explain";
+// - a row that now passes loses its pin;
+// - a row that was not run, or ended without a verdict (INCONCLUSIVE,
+//   NOT_AVAILABLE, PRECONDITION_FAILED, MANUAL), keeps its pin unchanged;
+// - a pin for an ID the suite no longer has (not in the report, not registered
+//   by the current suites) is dropped (reported).
+// Topic files are kept: each pin is rewritten in the file that holds it; a new
+// pin goes to the topic file that already pins IDs of the same
+// `<service>/<topic>/` prefix, else to the main file. A topic file left with
+// no pins is deleted.
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command } from "commander";
+import type { Pin, RowResult } from "../fixtures/engine.ts";
+import { expectationPath, type ExpectationFile } from "../fixtures/expectations.ts";
+import { loadAllSuites } from "../fixtures/headless.ts";
+import { registeredRows } from "../fixtures/registry.ts";
+import { ConfigError } from "../fixtures/target.ts";
+import type { Report } from "../reporters/model.ts";
+
+export const TODO_REASON = "TODO: explain";
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+interface LoadedFile {
+  path: string;
+  existed: boolean;
+  data: ExpectationFile;
+}
+
+export interface UpdateSummary {
+  added: string[];
+  changed: { id: string; from: string; to: string }[];
+  removed: string[];
+  stale: string[];
+  kept: string[];
+  todo: string[];
+  written: string[];
+  deleted: string[];
+}
+
+function readJson<T>(path: string, what: string): T {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as T;
+  } catch (err) {
+    throw new ConfigError(`${what} ${path} cannot be read as JSON (${(err as NodeJS.ErrnoException).code ?? (err as Error).message.split("\n")[0]}).`);
+  }
+}
+
+/** The main file and its topic files (`<stem>.<topic>.json` beside it). */
+export function loadFiles(mainPath: string, targetName: string): LoadedFile[] {
+  const dir = dirname(mainPath);
+  const stem = basename(mainPath, ".json");
+  const files: LoadedFile[] = [
+    existsSync(mainPath)
+      ? { path: mainPath, existed: true, data: readJson<ExpectationFile>(mainPath, "Expectation file") }
+      : { path: mainPath, existed: false, data: { target: targetName, pins: {} } },
+  ];
+  if (existsSync(dir)) {
+    for (const f of readdirSync(dir).sort()) {
+      if (f.startsWith(stem + ".") && f.endsWith(".json") && f !== basename(mainPath)) {
+        const p = join(dir, f);
+        files.push({ path: p, existed: true, data: readJson<ExpectationFile>(p, "Expectation file") });
+      }
+    }
+  }
+  for (const f of files) {
+    if (!f.data || typeof f.data.pins !== "object" || f.data.pins === null) throw new ConfigError(`Expectation file ${f.path} has no "pins" object.`);
+  }
+  return files;
+}
+
+const topicOf = (id: string) => id.split("/").slice(0, 2).join("/") + "/";
+
+/** Applies a report to loaded expectation files (in place); returns what changed. */
+export function applyReport(files: LoadedFile[], report: Pick<Report, "results" | "notRun">, registered?: Set<string>): UpdateSummary {
+  const sum: UpdateSummary = { added: [], changed: [], removed: [], stale: [], kept: [], todo: [], written: [], deleted: [] };
+  // Later files win, as in the loader (topic files are merged over the main file).
+  const owner = new Map<string, LoadedFile>();
+  for (const f of files) {
+    for (const id of Object.keys(f.data.pins)) {
+      const prev = owner.get(id);
+      if (prev) delete prev.data.pins[id];
+      owner.set(id, f);
+    }
+  }
+  const home = (id: string): LoadedFile => {
+    const topic = topicOf(id);
+    return files.slice(1).find((f) => Object.keys(f.data.pins).some((k) => k.startsWith(topic))) ?? files[0];
+  };
+  const byId = new Map<string, RowResult>(report.results.map((r) => [r.id, r]));
+  for (const r of report.results) {
+    const file = owner.get(r.id);
+    const existing = file?.data.pins[r.id];
+    if (r.observed === "PASS") {
+      if (file && existing) {
+        delete file.data.pins[r.id];
+        sum.removed.push(r.id);
+      }
+    } else if (r.observed === "FAIL") {
+      const pin: Pin = { status: "FAIL", signature: r.signature, reason: existing?.reason || TODO_REASON };
+      if (existing?.link) pin.link = existing.link;
+      if (!existing) {
+        home(r.id).data.pins[r.id] = pin;
+        sum.added.push(r.id);
+      } else {
+        if (existing.status !== pin.status || (existing.signature ?? "") !== (pin.signature ?? "")) {
+          sum.changed.push({ id: r.id, from: `${existing.status}: ${existing.signature ?? "any"}`, to: `FAIL: ${pin.signature ?? ""}` });
+        }
+        file!.data.pins[r.id] = pin;
+      }
+    } else if (existing) {
+      sum.kept.push(r.id);
+    }
+  }
+  const notRun = new Set(report.notRun ?? []);
+  for (const f of files) {
+    for (const id of Object.keys(f.data.pins)) {
+      if (byId.has(id)) continue;
+      if (notRun.has(id) || registered?.has(id)) sum.kept.push(id);
+      else {
+        delete f.data.pins[id];
+        sum.stale.push(id);
+      }
+    }
+  }
+  for (const f of files) {
+    f.data.pins = Object.fromEntries(Object.entries(f.data.pins).sort(([a], [b]) => a.localeCompare(b)));
+    for (const [id, pin] of Object.entries(f.data.pins)) if (pin.reason.startsWith("TODO")) sum.todo.push(id);
+  }
+  return sum;
+}
+
+/** Writes changed files; deletes topic files left empty. */
+export function writeFiles(files: LoadedFile[], sum: UpdateSummary): void {
+  files.forEach((f, i) => {
+    const empty = Object.keys(f.data.pins).length === 0;
+    if (i > 0 && empty) {
+      unlinkSync(f.path);
+      sum.deleted.push(f.path);
+      return;
+    }
+    if (i === 0 && empty && !f.existed) return;
+    const text = JSON.stringify(f.data, null, 2) + "\n";
+    if (f.existed && readFileSync(f.path, "utf8") === text) return;
+    writeFileSync(f.path, text);
+    sum.written.push(f.path);
+  });
+}
+
+/** Commander's error (and its "Did you mean" hint) on one line. */
+function oneLineError(text: string): string {
+  const line = text.trim().split("\n").filter(Boolean).join(" ");
+  return (line.endsWith(".") ? line.slice(0, -1) : line) + " (see --help)\n";
+}
+
+const program = new Command()
+  .name("expectations:update")
+  .description(
+    "Rewrites a target's expectation file from a run's report, for a person to review: pins FAIL results (status + signature), drops pins of rows that now pass, keeps reasons and links; new pins get the reason \"" +
+      TODO_REASON +
+      '". Topic files (<target>.<topic>.json) are updated in place.',
+  )
+  .argument("[target]", "target name: expectations/<target>.json (e.g. azurite, live)")
+  .option("-r, --report <path>", "the run's conformance.json (default: $CONFORMANCE_REPORT_DIR or reports, /conformance.json)")
+  .option("-e, --expectations <path>", "an expectation file by path (for a target kept outside this package)")
+  .option("-f, --force", "update even though the report was made with another expectation file")
+  .option("-n, --dry-run", "say what would change, write nothing")
+  .showSuggestionAfterError()
+  .configureOutput({ outputError: (str, write) => write(oneLineError(str)) })
+  .exitOverride();
+
+async function main(): Promise<number> {
+  try {
+    program.parse();
+  } catch (err) {
+    return (err as { code?: string }).code === "commander.helpDisplayed" ? 0 : 2;
+  }
+  const [name] = program.args as [string | undefined];
+  const opts = program.opts<{ report?: string; expectations?: string; force?: boolean; dryRun?: boolean }>();
+  if (!name && !opts.expectations) throw new ConfigError("name a target (e.g. `npm run expectations:update -- azurite`) or pass --expectations <path>.");
+  if (name && !/^[a-z0-9][a-z0-9_-]*$/i.test(name)) throw new ConfigError(`target ${JSON.stringify(name)}: use a plain name (letters, digits, - and _), or --expectations <path>.`);
+  const mainPath = opts.expectations ? resolve(opts.expectations) : expectationPath(name!);
+  const reportPath = resolve(opts.report ?? join(process.env.CONFORMANCE_REPORT_DIR || "reports", "conformance.json"));
+  if (!existsSync(reportPath)) throw new ConfigError(`no report at ${reportPath}: run the suite first (npm test) or pass --report <path>.`);
+  const report = readJson<Report>(reportPath, "Report");
+  if (!Array.isArray(report.results) || !report.run) throw new ConfigError(`${reportPath} is not a conformance report (no run / results).`);
+  if (!String(report.schema ?? "").startsWith("azure-storage-concurrency-conformance/report@")) {
+    throw new ConfigError(`${reportPath} has schema ${JSON.stringify(report.schema)}; expected azure-storage-concurrency-conformance/report@1.`);
+  }
+  const used = report.run.expectations;
+  if (used && used !== "none" && resolve(ROOT, used) !== mainPath && resolve(used) !== mainPath && !opts.force) {
+    throw new ConfigError(
+      `${relative(process.cwd(), reportPath)} was run against ${report.run.target.kind} with expectations ${used}, not ${relative(process.cwd(), mainPath)}; pass --force to update it anyway.`,
+    );
+  }
+  const files = loadFiles(mainPath, name ?? basename(mainPath, ".json"));
+  await loadAllSuites();
+  const sum = applyReport(files, report, new Set(registeredRows().map((r) => r.row.id)));
+  if (!opts.dryRun) writeFiles(files, sum);
+  const rel = (p: string) => relative(process.cwd(), p) || p;
+  console.log(`From ${rel(reportPath)} (${report.run.target.kind}, ${report.results.length} results, ${report.run.finishedAt}):`);
+  for (const id of sum.added) console.log(`  + pinned   ${id}  (reason: ${TODO_REASON})`);
+  for (const c of sum.changed) console.log(`  ~ changed  ${c.id}: ${c.from}  ->  ${c.to}`);
+  for (const id of sum.removed) console.log(`  - passes   ${id}  (pin removed)`);
+  for (const id of sum.stale) console.log(`  - gone     ${id}  (no such test any more; pin removed)`);
+  if (sum.kept.length) console.log(`  = kept ${sum.kept.length} pin(s) of rows not run or without a verdict in this run`);
+  if (opts.dryRun) console.log("Dry run: nothing written.");
+  else {
+    for (const p of sum.written) console.log(`wrote ${rel(p)}`);
+    for (const p of sum.deleted) console.log(`deleted ${rel(p)} (no pins left)`);
+    if (!sum.written.length && !sum.deleted.length) console.log("No change.");
+  }
+  if (sum.todo.length) console.log(`${sum.todo.length} pin(s) still need a reason (search for "${TODO_REASON}"); review with git diff before committing.`);
+  return 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    process.exit(await main());
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`error: ${err.message}`);
+      process.exit(2);
+    }
+    console.error(`internal error: ${(err as Error).message?.split("\n")[0]}; this is a bug in the suite, please report it.`);
+    process.exit(3);
+  }
+}

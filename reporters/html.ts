@@ -1,0 +1,259 @@
+// The HTML report: one self-contained page (no external resources) for an
+// emulator team to publish. At the top a certification summary (`doc` rows
+// passed / total per catalogue table), then the seed article's tables with a
+// coloured cell per claim, each cell opening its evidence, then every row by
+// table. Every value that came from a server or a test goes through esc().
+// A Content-Security-Policy allows only the one inline script below, so even
+// an escaping slip could not run injected script.
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RowResult, Status } from "../fixtures/engine.ts";
+import type { MatrixSection } from "../fixtures/registry.ts";
+import { cellResults, cellVerdict } from "./markdown.ts";
+import { failsRun, STATUSES, type Report } from "./model.ts";
+
+/** Escapes text for HTML element content and double- or single-quoted attributes. */
+export function esc(value: unknown): string {
+  return String(value ?? "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+const cls = (s: Status | "NOT_RUN") => `st-${s.toLowerCase().replace(/_/g, "-")}`;
+const anchor = (id: string) => "row-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
+
+const STYLE = `
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:16px;color:#1b1f24;background:#fff}
+h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d0d7de}h3{font-size:15px;margin:20px 0 6px}
+table{border-collapse:collapse;margin:6px 0 12px;width:100%}th,td{border:1px solid #d0d7de;padding:4px 6px;vertical-align:top;text-align:left}
+th{background:#f6f8fa}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
+.meta{color:#57606a}.cert td.num{text-align:right;font-variant-numeric:tabular-nums}
+.st-pass{background:#d1f5d3}.st-fail{background:#ffc9c9}.st-unexpected-pass{background:#ff9bb0}.st-expected-fail{background:#ffe2b3}
+.st-not-available{background:#eaeef2;color:#57606a}.st-precondition-failed{background:#fff5b1}.st-manual{background:#cfe6ff}
+.st-inconclusive{background:#e5d4ff}.st-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3f3f3 4px,#f3f3f3 8px);color:#57606a}
+.badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;white-space:nowrap}.cert th .badge{white-space:normal}
+details>summary{cursor:pointer}details[open]>summary{margin-bottom:4px}
+td.cell{min-width:120px}.ev{font-size:12px;margin:4px 0}.ev td,.ev th{padding:2px 4px}
+.msg{white-space:pre-wrap;word-break:break-word;margin:4px 0}.legend span{margin-right:6px}
+body.only-failures .ok{display:none}
+.bar{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #d0d7de;z-index:1}
+`;
+
+// The only script: the "failures only" filter and "open all" toggle (and a
+// mark that it ran, which the self-test looks for: the CSP hash is right).
+const SCRIPT = `
+document.body.setAttribute("data-script","ran");
+document.getElementById("only-failures").addEventListener("change",function(e){document.body.classList.toggle("only-failures",e.target.checked)});
+document.getElementById("open-all").addEventListener("change",function(e){document.querySelectorAll("details").forEach(function(d){d.open=e.target.checked})});
+`;
+const SCRIPT_HASH = createHash("sha256").update(SCRIPT).digest("base64");
+
+// Marks any system font has (emoji are often missing in headless browsers and CI images).
+const MARK: Record<Status | "NOT_RUN", string> = {
+  PASS: "✓",
+  FAIL: "✗",
+  EXPECTED_FAIL: "✗",
+  UNEXPECTED_PASS: "!",
+  NOT_AVAILABLE: "–",
+  PRECONDITION_FAILED: "∅",
+  MANUAL: "✎",
+  INCONCLUSIVE: "?",
+  NOT_RUN: "·",
+};
+
+function badge(status: Status | "NOT_RUN"): string {
+  const mark = MARK[status];
+  return `<span class="badge ${cls(status)}">${mark} ${esc(status.replace(/_/g, " "))}</span>`;
+}
+
+/** A failing or doubtful result shows (and survives the filter); a pass hides under "failures only". */
+const okClass = (s: Status | undefined) => (s === undefined || s === "PASS" || s === "NOT_AVAILABLE" ? "ok" : "");
+
+function evidenceTable(r: RowResult): string {
+  if (!r.evidence.length) return `<p class="meta">No HTTP exchange recorded.</p>`;
+  const rows = r.evidence.map((e) => {
+    const sent = Object.entries(e.requestHeaders)
+      .filter(([k]) => k !== "content-length")
+      .map(([k, v]) => `${esc(k)}: ${esc(v)}`)
+      .join("<br>");
+    const got = ["etag", "last-modified", "x-ms-lease-state", "x-ms-lease-status", "x-ms-popreceipt", "x-ms-time-next-visible", "server"]
+      .filter((k) => e.responseHeaders[k] !== undefined)
+      .map((k) => `${esc(k)}: ${esc(e.responseHeaders[k])}`)
+      .join("<br>");
+    return (
+      `<tr><td>${e.seq}</td><td>${esc(e.step ?? "")}</td><td>${esc(e.via)}</td><td><code>${esc(e.method)} ${esc(e.url)}</code></td>` +
+      `<td><code>${sent}</code></td><td>${esc(e.status ?? e.transportError ?? "")}</td><td>${esc(e.errorCode ?? "")}</td><td><code>${got}</code></td><td>${esc(e.ms)}</td></tr>`
+    );
+  });
+  return (
+    `<table class="ev"><thead><tr><th>#</th><th>step</th><th>via</th><th>request</th><th>headers sent</th><th>status</th><th>error code</th><th>response headers</th><th>ms</th></tr></thead>` +
+    `<tbody>${rows.join("")}</tbody></table>`
+  );
+}
+
+function resultDetail(r: RowResult): string {
+  const parts = [`<p><code>${esc(r.id)}</code> ${badge(r.status)} <span class="meta">${esc(r.level)} · ${esc(r.source)} · ${esc(r.durationMs)} ms</span></p>`];
+  parts.push(`<p>${esc(r.title)}</p>`);
+  if (r.status !== r.observed) parts.push(`<p class="meta">Observed before expectations: ${esc(r.observed)}</p>`);
+  if (r.message) parts.push(`<p class="msg">${esc(r.message)}</p>`);
+  if (r.expectation) {
+    const link = r.expectation.link && /^https?:\/\//.test(r.expectation.link) ? ` <a href="${esc(r.expectation.link)}">${esc(r.expectation.link)}</a>` : "";
+    parts.push(`<p class="meta">Pinned: ${esc(r.expectation.status)} — ${esc(r.expectation.reason)}${link}</p>`);
+  }
+  if (Object.keys(r.notes).length) parts.push(`<p class="meta">Observed: <code>${esc(JSON.stringify(r.notes))}</code></p>`);
+  parts.push(evidenceTable(r));
+  return parts.join("");
+}
+
+function matrix(section: MatrixSection, byId: Map<string, RowResult>): string {
+  const head = `<tr><th>${esc(section.title)}</th>${section.columns.map((c) => `<th>${esc(c.header)}</th>`).join("")}</tr>`;
+  const body = section.rows.map((row) => {
+    const statuses: (Status | undefined)[] = [];
+    const cells = section.columns.map((c) => {
+      const cell = row.cells[c.key];
+      if (!cell) return `<td></td>`;
+      const rs = cellResults(byId, cell.id);
+      const worst = cellVerdict(rs);
+      statuses.push(worst?.status);
+      const st = worst?.status ?? "NOT_RUN";
+      const inner = rs.length ? rs.map(resultDetail).join("<hr>") : `<p class="meta"><code>${esc(cell.id)}</code> was not run.</p>`;
+      return (
+        `<td class="cell ${cls(st)}" data-id="${esc(cell.id)}" data-status="${esc(st)}"><details><summary><b>${esc(cell.claim)}</b> ${badge(st)}</summary>` +
+        `${inner}</details></td>`
+      );
+    });
+    const ok = statuses.every((s) => okClass(s) === "ok") ? "ok" : "";
+    return `<tr class="${ok}"><th>${esc(row.label)}</th>${cells.join("")}</tr>`;
+  });
+  return (
+    `<section class="matrix" id="matrix-${esc(section.key)}"><h3>${esc(section.title)}</h3><p class="meta">Source: ${esc(section.source)}</p>` +
+    `<table><thead>${head}</thead><tbody>${body.join("")}</tbody></table></section>`
+  );
+}
+
+interface TableCounts {
+  table: string;
+  docPassed: number;
+  docTotal: number;
+  counts: Record<Status, number>;
+  total: number;
+}
+
+/** Per catalogue table: `doc` rows that PASS (certification counts only PASS) and every status's count. */
+export function tableCounts(results: RowResult[]): TableCounts[] {
+  const out = new Map<string, TableCounts>();
+  for (const r of results) {
+    let t = out.get(r.table);
+    if (!t) {
+      t = { table: r.table, docPassed: 0, docTotal: 0, counts: Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>, total: 0 };
+      out.set(r.table, t);
+    }
+    t.counts[r.status] += 1;
+    t.total += 1;
+    if (r.level === "doc") {
+      t.docTotal += 1;
+      if (r.status === "PASS") t.docPassed += 1;
+    }
+  }
+  return [...out.values()].sort((a, b) => a.table.localeCompare(b.table, "en", { numeric: true }));
+}
+
+function certification(report: Report): string {
+  const { run } = report;
+  const counts = tableCounts(report.results);
+  const docPassed = counts.reduce((n, t) => n + t.docPassed, 0);
+  const docTotal = counts.reduce((n, t) => n + t.docTotal, 0);
+  const servers = Object.entries(run.target.server)
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${esc(k)}: ${esc(v)}`)
+    .join(", ");
+  const versions = Object.entries(run.apiVersionsSent)
+    .map(([svc, byVia]) => `${esc(svc)}: ${Object.entries(byVia).map(([via, vs]) => `${esc(via)} ${vs.map(esc).join("/")}`).join(", ")}`)
+    .join("; ");
+  const missing = run.target.services.filter((s) => !s.available);
+  const rows = counts.map(
+    (t) =>
+      `<tr class="${t.counts.FAIL + t.counts.UNEXPECTED_PASS + t.counts.INCONCLUSIVE + t.counts.EXPECTED_FAIL > 0 ? "" : "ok"}"><td>${esc(t.table)}</td>` +
+      `<td class="num"><b>${t.docPassed} / ${t.docTotal}</b></td>` +
+      STATUSES.map((s) => `<td class="num ${t.counts[s] ? cls(s) : ""}">${t.counts[s] || ""}</td>`).join("") +
+      `<td class="num">${t.total}</td></tr>`,
+  );
+  return [
+    `<section id="certification"><h2>Certification summary</h2>`,
+    `<p><b>${docPassed} of ${docTotal}</b> documented (<code>doc</code>) claims pass on this target. Only PASS counts; an expected failure is still a deviation.</p>`,
+    `<table class="meta-table"><tbody>`,
+    `<tr><th>Target</th><td>${esc(run.target.kind)} (${esc(run.target.name)}), account <code>${esc(run.target.account)}</code>${run.target.azuriteVersion ? `, embedded Azurite ${esc(run.target.azuriteVersion)}` : ""}</td></tr>`,
+    `<tr><th>Server</th><td>${servers || "unknown"}</td></tr>`,
+    `<tr><th>API versions sent</th><td>${versions || "none recorded"}</td></tr>`,
+    `<tr><th>Suite</th><td>${esc(run.suite.name)} ${esc(run.suite.version)}${run.suite.commit ? ` (commit <code>${esc(run.suite.commit.slice(0, 12))}</code>)` : ""}</td></tr>`,
+    `<tr><th>Date</th><td>${esc(run.startedAt)} – ${esc(run.finishedAt)} (${Math.round(run.durationMs / 1000)} s)</td></tr>`,
+    `<tr><th>Expectations</th><td>${esc(run.expectations)}</td></tr>`,
+    `<tr><th>Selection</th><td>${report.results.length} rows run${run.grep ? `, grep <code>${esc(run.grep)}</code>` : ""}${report.notRun.length ? `, ${report.notRun.length} not selected` : ""}</td></tr>`,
+    missing.length ? `<tr><th>Not available</th><td>${missing.map((s) => `${esc(s.service)}: ${esc(s.reason)}`).join("<br>")}</td></tr>` : "",
+    run.leftovers ? `<tr><th>Left behind</th><td class="st-fail">${esc(run.leftovers)} resource(s) with this run's prefix <code>${esc(run.runPrefix)}</code></td></tr>` : "",
+    `</tbody></table>`,
+    `<h3>Per table</h3><table class="cert"><thead><tr><th>Catalogue table</th><th><code>doc</code> passed / total</th>${STATUSES.map((s) => `<th>${badge(s)}</th>`).join("")}<th>rows</th></tr></thead>`,
+    `<tbody>${rows.join("")}</tbody></table></section>`,
+  ].join("\n");
+}
+
+function everyRow(report: Report): string {
+  const tables = [...new Set(report.results.map((r) => r.table))];
+  const out = [`<section id="rows"><h2>Every row</h2>`];
+  for (const t of tables) {
+    out.push(`<h3>${esc(t)}</h3><table><thead><tr><th>ID</th><th>level</th><th>verdict</th><th>detail</th></tr></thead><tbody>`);
+    for (const r of report.results.filter((x) => x.table === t)) {
+      const first = (r.message ?? "").split("\n")[0];
+      out.push(
+        `<tr id="${anchor(r.id)}" class="${okClass(r.status)}" data-id="${esc(r.id)}" data-status="${esc(r.status)}"><td><code>${esc(r.id)}</code></td><td>${esc(r.level)}</td>` +
+          `<td class="${cls(r.status)}">${badge(r.status)}</td><td><details><summary>${esc(first || r.title)}</summary>${resultDetail(r)}</details></td></tr>`,
+      );
+    }
+    out.push(`</tbody></table>`);
+  }
+  if (report.notRun.length) {
+    out.push(`<p class="meta">Not selected in this run: ${report.notRun.map((id) => `<code>${esc(id)}</code>`).join(", ")}</p>`);
+  }
+  out.push(`</section>`);
+  return out.join("\n");
+}
+
+export function renderHtml(report: Report, sections: MatrixSection[]): string {
+  const byId = new Map(report.results.map((r) => [r.id, r]));
+  const failing = report.results.filter((r) => failsRun(r.status)).length;
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'; img-src data:`;
+  return [
+    `<!DOCTYPE html>`,
+    `<html lang="en"><head><meta charset="utf-8">`,
+    `<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<title>Azure Storage concurrency conformance: ${esc(report.run.target.kind)} ${esc(report.run.startedAt.slice(0, 10))}</title>`,
+    `<style>${STYLE}</style></head>`,
+    `<body data-schema="${esc(report.schema)}">`,
+    `<h1>Azure Storage concurrency conformance</h1>`,
+    `<p class="meta">${esc(report.run.target.kind)} · suite ${esc(report.run.suite.version)} · ${esc(report.run.finishedAt)} · ` +
+      STATUSES.filter((s) => report.summary[s]).map((s) => `${badge(s)} ${report.summary[s]}`).join(" ") +
+      ` · run ${failing ? `<b>fails</b> (${failing})` : "passes"}</p>`,
+    `<div class="bar"><label><input type="checkbox" id="only-failures"> show failures only</label> &nbsp; <label><input type="checkbox" id="open-all"> open all evidence</label>` +
+      ` &nbsp; <span class="legend">${STATUSES.map(badge).join(" ")} ${badge("NOT_RUN")}</span></div>`,
+    certification(report),
+    `<section id="matrix"><h2>The article's tables</h2><p class="meta">Each cell: the seed article's claim and the verdict of the test that checks it (the worst of its finer tests). Click a cell for its evidence.</p>`,
+    sections.map((s) => matrix(s, byId)).join("\n"),
+    `</section>`,
+    everyRow(report),
+    `<script>${SCRIPT}</script>`,
+    `</body></html>`,
+    "",
+  ].join("\n");
+}
+
+export function writeHtml(report: Report, sections: MatrixSection[], dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "conformance.html");
+  writeFileSync(path, renderHtml(report, sections));
+  return path;
+}

@@ -1,0 +1,104 @@
+// Helpers for the command-line self-tests: spawn the CLI (or another bin/
+// script) with a clean environment, start private Azurites, read reports.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startAzurite, type EmbeddedAzurite } from "../../fixtures/azurite.ts";
+import { ROOT } from "../../fixtures/run-suite.ts";
+import type { Report } from "../../reporters/model.ts";
+
+export { ROOT };
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** A clean environment: only what node needs, plus `env`. */
+export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? tmpdir(), NO_COLOR: "1", ...env };
+}
+
+/** Spawns `node --import tsx <script> …args` in the repository (no .env read unless asked). */
+export function spawnScript(script: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+  const withEnvFile = args.includes("--env-file") || script.endsWith("expectations-update.ts") ? args : [...args, "--env-file", "/dev/null"];
+  return spawn(process.execPath, ["--import", "tsx", script, ...withEnvFile], { cwd: ROOT, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+}
+
+export function collect(child: ChildProcess, timeoutMs = 170_000): Promise<CliResult> {
+  const started = Date.now();
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+export function runScript(script: string, args: string[], env: Record<string, string> = {}, timeoutMs?: number): Promise<CliResult> {
+  return collect(spawnScript(script, args, env), timeoutMs);
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs?: number): Promise<CliResult> {
+  return runScript("bin/conformance.ts", args, env, timeoutMs);
+}
+
+export function tmpDir(tag: string): string {
+  return mkdtempSync(join(tmpdir(), `conformance-${tag}-`));
+}
+
+/**
+ * A private Azurite (not the shared one: these tests look at everything on
+ * the account). `accounts` sets AZURITE_ACCOUNTS ("name:key") for the child only.
+ */
+export async function privateAzurite(accounts?: string): Promise<EmbeddedAzurite> {
+  const saved = process.env.AZURITE_ACCOUNTS;
+  if (accounts) process.env.AZURITE_ACCOUNTS = accounts;
+  try {
+    return await startAzurite();
+  } finally {
+    if (accounts) {
+      if (saved === undefined) delete process.env.AZURITE_ACCOUNTS;
+      else process.env.AZURITE_ACCOUNTS = saved;
+    }
+  }
+}
+
+/** The connection string of an Azurite for another account (path-style endpoints). */
+export function accountConnectionString(a: EmbeddedAzurite, account: string, credential: { key: string } | { sas: string }): string {
+  const parts = ["DefaultEndpointsProtocol=http", `AccountName=${account}`];
+  if ("key" in credential) parts.push(`AccountKey=${credential.key}`);
+  for (const [svc, port] of Object.entries(a.ports)) parts.push(`${svc[0].toUpperCase()}${svc.slice(1)}Endpoint=http://127.0.0.1:${port}/${account}`);
+  if ("sas" in credential) parts.push(`SharedAccessSignature=${credential.sas}`);
+  return parts.join(";");
+}
+
+export function readReport(dir: string): Report {
+  return JSON.parse(readFileSync(join(dir, "conformance.json"), "utf8")) as Report;
+}
+
+/** Every file under a directory, recursively, with its text. */
+export function artefacts(dir: string): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  for (const f of readdirSync(dir, { recursive: true }) as string[]) {
+    const p = join(dir, f);
+    if (statSync(p).isFile()) out.push({ path: p, text: readFileSync(p).toString("latin1") });
+  }
+  return out;
+}
+
+/** The one line a bad input must produce: no stack, no blank lines. */
+export function oneLine(stderr: string): string {
+  const lines = stderr.split("\n").filter((l) => l.trim() !== "");
+  if (lines.length !== 1) throw new Error(`expected one line on stderr, got ${lines.length}:\n${stderr.slice(0, 2000)}`);
+  return lines[0];
+}

@@ -1,0 +1,278 @@
+// Transport faults are never verdicts: a connection reset, a 503 with
+// Retry-After, or a stall past the client's timeout, injected by the proxy in
+// the middle of a row or on its last request, must leave that row
+// INCONCLUSIVE (never PASS, never FAIL). Runs a handful of representative rows:
+// several T1 shapes (SDK refusal, raw not-evaluated probe, read-back) plus the
+// first quick row of every other registered table.
+import { expect } from "chai";
+import pLimit from "p-limit";
+import { DEFAULT_RUN_OPTIONS, RunContext, runRow, type RowDef, type RowResult } from "../fixtures/engine.ts";
+import { newRunPrefix } from "../fixtures/names.ts";
+import { Clients } from "../fixtures/clients.ts";
+import { rawRequest } from "../fixtures/raw.ts";
+import { resolveConnectionString } from "../fixtures/target.ts";
+import { query, segments, type Mutant } from "./mutants/types.ts";
+import { isFaulted } from "../fixtures/evidence.ts";
+import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
+import { registeredRows, registeredTables } from "../fixtures/registry.ts";
+import { sharedAzurite } from "./azurite-fixture.ts";
+import { isPreflight, startProxy, type Fault, type FaultKind } from "./proxy.ts";
+
+const T1_ROWS = [
+  "blob/container-ops/create-container/conditional",
+  "blob/container-ops/get-container-properties/etag",
+  "blob/container-ops/set-container-metadata/conditional",
+  "blob/container-ops/delete-container/conditional",
+  "blob/container-ops/list-blobs/etag",
+];
+const KINDS: FaultKind[] = ["reset", "503", "stall"];
+const REQUEST_TIMEOUT_MS = 2000;
+const STALL_MS = 5000;
+const MAX_OTHER_TABLES = 8;
+
+await loadAllSuites();
+
+/**
+ * The representative rows: the T1 shapes above, then one quick row per other
+ * table, tables of services not yet represented first (queue, table, ...).
+ */
+function representativeRows(): string[] {
+  const byId = new Map(registeredRows().map((r) => [r.row.id, r.row]));
+  const out = T1_ROWS.filter((id) => byId.has(id));
+  const services = new Set(out.map((id) => byId.get(id)!.service));
+  // The embedded Azurite has no File service: its rows make no request to fault.
+  const tables = registeredTables().filter((t) => t.service !== "file" && !t.rows.some((r) => out.includes(r.id)));
+  const quick = (t: (typeof tables)[number]) => t.rows.find((r) => !r.waitSeconds && r.level !== "info");
+  const picked: string[] = [];
+  for (const pass of [0, 1]) {
+    for (const t of tables) {
+      const row = quick(t);
+      if (!row || picked.includes(row.id) || (pass === 0 && services.has(t.service))) continue;
+      picked.push(row.id);
+      services.add(t.service);
+    }
+  }
+  return [...out, ...picked.slice(0, MAX_OTHER_TABLES)];
+}
+
+/** Faults every conformance request from the k-th on (retries and cleanup included). */
+function fromRequest(kind: FaultKind, k: number): Fault {
+  let n = 0;
+  return { kind, stallMs: STALL_MS, retryAfterSeconds: 1, match: (req) => !isPreflight(req) && ++n >= k };
+}
+
+interface Case {
+  id: string;
+  kind: FaultKind;
+  k: number;
+  of: number;
+  result?: RowResult;
+  error?: string;
+}
+
+function describeKind(kind: FaultKind): string {
+  if (kind === "503") return "503 with Retry-After";
+  if (kind === "reset") return "connection reset";
+  return `stall of ${STALL_MS / 1000} s past a ${REQUEST_TIMEOUT_MS / 1000} s client timeout`;
+}
+
+/**
+ * What is wrong with faulted runs: a row that reached a verdict under a fault,
+ * or a row no fault of this kind reached (a fault can miss when a row makes
+ * fewer requests than in the clean run, e.g. fewer polls).
+ */
+function faultProblems(cases: Case[]): string[] {
+  const bad: string[] = [];
+  const reached = new Set<string>();
+  for (const c of cases) {
+    const where = `${c.id} (${c.kind} from request ${c.k} of ${c.of})`;
+    if (c.error || !c.result) {
+      bad.push(`${where}: the run failed: ${c.error}`);
+      continue;
+    }
+    if (!c.result.evidence.some(isFaulted)) continue;
+    reached.add(`${c.id} ${c.kind}`);
+    if (c.result.status !== "INCONCLUSIVE") bad.push(`${where}: ${c.result.status} under a transport fault: ${c.result.message ?? ""}`);
+  }
+  for (const c of cases) {
+    if (!c.error && c.result && !reached.has(`${c.id} ${c.kind}`)) {
+      reached.add(`${c.id} ${c.kind}`);
+      bad.push(`${c.id}: no ${c.kind} fault reached any of its exchanges (status ${c.result.status})`);
+    }
+  }
+  return bad;
+}
+
+async function runOne(connection: { ports: Parameters<typeof startProxy>[0]["upstream"] }, id: string, faults: Fault[]): Promise<RowResult> {
+  const proxy = await startProxy({ upstream: connection.ports, faults });
+  try {
+    const run = await runHeadless({
+      connectionString: proxy.connectionString,
+      select: (x) => x === id,
+      expectations: "azurite",
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      maxTries: 2,
+    });
+    return run.results[0];
+  } finally {
+    await proxy.stop();
+  }
+}
+
+describe("transport faults are never verdicts", function () {
+  const rows = representativeRows();
+  const cases: Case[] = [];
+  const clean = new Map<string, RowResult>();
+
+  before(async function () {
+    const azurite = await sharedAzurite();
+    const limit = pLimit(6);
+    // A clean pass through the proxy counts each row's requests.
+    await Promise.all(rows.map((id) => limit(async () => clean.set(id, await runOne(azurite, id, [])))));
+    for (const id of rows) {
+      const n = clean.get(id)!.evidence.length;
+      for (const k of [...new Set([Math.ceil(n / 2), n])].filter((x) => x >= 1)) {
+        for (const kind of KINDS) cases.push({ id, kind, k, of: n });
+      }
+    }
+    await Promise.all(
+      cases.map((c) =>
+        limit(async () => {
+          try {
+            c.result = await runOne(azurite, c.id, [fromRequest(c.kind, c.k)]);
+          } catch (err) {
+            c.error = (err as Error).message;
+          }
+        }),
+      ),
+    );
+    const tally = new Map<string, number>();
+    for (const c of cases) tally.set(c.result?.status ?? "ERROR", (tally.get(c.result?.status ?? "ERROR") ?? 0) + 1);
+    console.log(`    ${cases.length} faulted runs over ${rows.length} rows: ${[...tally].map(([k, v]) => `${v} ${k}`).join(", ")}`);
+    console.log(`    rows: ${rows.join(", ")}`);
+  });
+
+  it("has representative rows to fault, each answered cleanly through the proxy", function () {
+    expect(rows.length, "representative rows registered").to.be.greaterThan(0);
+    const bad = rows
+      .map((id) => clean.get(id)!)
+      .filter((r) => r.evidence.length === 0 || r.evidence.some(isFaulted))
+      .map((r) => `${r.id}: ${r.evidence.length} requests, ${r.status}: ${r.message ?? ""}`);
+    expect(bad, bad.join("\n")).to.deep.equal([]);
+  });
+
+  for (const kind of KINDS) {
+    it(`${describeKind(kind)}: every affected row is INCONCLUSIVE`, function () {
+      const bad = faultProblems(cases.filter((x) => x.kind === kind));
+      expect(bad, bad.join("\n")).to.deep.equal([]);
+    });
+  }
+
+  it("the check itself fails for a row that swallows a transport fault", async function () {
+    // A deliberately broken row: it catches everything, so a reset reads PASS.
+    const azurite = await sharedAzurite();
+    const swallowing: RowDef = {
+      id: "selftest/swallows-faults",
+      title: "swallows faults",
+      level: "doc",
+      source: "selftest",
+      service: "blob",
+      async run(t) {
+        try {
+          await t.newContainer();
+        } catch {
+          /* the defect under test */
+        }
+      },
+    };
+    const proxy = await startProxy({ upstream: azurite.ports, faults: [fromRequest("reset", 1)] });
+    try {
+      const target = resolveConnectionString(proxy.connectionString);
+      const run = new RunContext(target, { ...DEFAULT_RUN_OPTIONS, runPrefix: newRunPrefix(), services: ["blob"], requestTimeoutMs: REQUEST_TIMEOUT_MS, maxTries: 2 });
+      const result = await runRow(run, swallowing, "selftest");
+      expect(result.status, "the swallowing row's status").to.equal("PASS");
+      const bad = faultProblems([{ id: swallowing.id, kind: "reset", k: 1, of: 1, result }]);
+      expect(bad.join("\n")).to.match(/PASS under a transport fault/);
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
+
+describe("the proxy", function () {
+  const name = (p: string) => `${p}${newRunPrefix().replace(/[^a-z0-9]/g, "")}`.slice(0, 40);
+
+  it("keeps Content-Length consistent after body rewrites, and HEAD lengths intact", async function () {
+    const azurite = await sharedAzurite();
+    const padding = "<!-- padded by the proxy: ünïcödé -->";
+    const mutant: Mutant = {
+      name: "selftest-body-rewrite",
+      description: "pads listings and rewrites blob content",
+      kills: [],
+      onResponse(req, res) {
+        const q = query(req);
+        if (q.get("comp") === "list") res.body = Buffer.concat([res.body, Buffer.from(padding)]);
+        else if (req.method === "GET" && segments(req).length === 2) res.body = Buffer.from("rewritten, and longer than before");
+      },
+    };
+    const proxy = await startProxy({ upstream: azurite.ports, mutant });
+    try {
+      const target = resolveConnectionString(proxy.connectionString);
+      const c = name("px");
+      expect((await rawRequest(target, "blob", { method: "PUT", path: `/${c}`, query: { restype: "container" } })).status).to.equal(201);
+      const put = await rawRequest(target, "blob", { method: "PUT", path: `/${c}/b`, headers: { "x-ms-blob-type": "BlockBlob" }, body: "hello" });
+      expect(put.status).to.equal(201);
+      const list = await rawRequest(target, "blob", { method: "GET", path: `/${c}`, query: { restype: "container", comp: "list" } });
+      expect(list.body.endsWith(padding), "the rewritten listing arrives whole").to.equal(true);
+      expect(Number(list.headers["content-length"]), "listing Content-Length").to.equal(Buffer.byteLength(list.body));
+      expect(list.headers["transfer-encoding"]).to.equal(undefined);
+      const get = await rawRequest(target, "blob", { method: "GET", path: `/${c}/b` });
+      expect(get.body).to.equal("rewritten, and longer than before");
+      expect(Number(get.headers["content-length"]), "blob Content-Length").to.equal(Buffer.byteLength(get.body));
+      const head = await rawRequest(target, "blob", { method: "HEAD", path: `/${c}/b` });
+      expect(head.headers["content-length"], "HEAD keeps the blob's size").to.equal("5");
+      expect(proxy.stats.mutatedResponses).to.be.greaterThan(1);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it("re-signs requests a mutant rewrote (blob, queue Shared Key; table Shared Key Lite)", async function () {
+    const azurite = await sharedAzurite();
+    const mutant: Mutant = {
+      name: "selftest-rewrite-requests",
+      description: "adds a query parameter and an x-ms header to every request",
+      kills: [],
+      onRequest(req) {
+        req.url += (req.url.includes("?") ? "&" : "?") + "selftest=rewritten";
+        req.headers["x-ms-client-request-id"] = "rewritten-by-proxy";
+      },
+    };
+    const proxy = await startProxy({ upstream: azurite.ports, mutant });
+    try {
+      const clients = new Clients(resolveConnectionString(proxy.connectionString));
+      await clients.blob().getContainerClient(name("pb")).create();
+      await clients.queue().getQueueClient(name("pq")).create();
+      const t = name("pt");
+      await clients.tableService().createTable(t);
+      await clients.table(t).createEntity({ partitionKey: "p", rowKey: "r", v: 1 });
+      expect(proxy.stats.mutatedRequests, "requests rewritten").to.be.greaterThanOrEqual(4);
+      expect(proxy.stats.authFailures, "re-signed requests refused").to.equal(0);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it("adds the configured latency to each request", async function () {
+    const azurite = await sharedAzurite();
+    const proxy = await startProxy({ upstream: azurite.ports, latencyMs: 300 });
+    try {
+      const target = resolveConnectionString(proxy.connectionString);
+      const started = Date.now();
+      for (let i = 0; i < 3; i++) await rawRequest(target, "blob", { method: "GET", path: "/", query: { comp: "list" } });
+      expect(Date.now() - started, "three requests with 300 ms each added").to.be.greaterThanOrEqual(900);
+    } finally {
+      await proxy.stop();
+    }
+  });
+});

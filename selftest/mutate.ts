@@ -1,0 +1,199 @@
+// The mutation runner. As a CLI:
+//   node --import tsx selftest/mutate.ts [name|prefix*...] [--concurrency N] [--out file.json] [--list]
+// loads every mutant from selftest/mutants/*.ts, starts one embedded Azurite,
+// puts a proxy applying one mutant in front of it per mutant, runs only the
+// tests each mutant names (against Azurite's expectations, so its pinned
+// deviations are accounted for) and prints who killed what. Exit code 1 when
+// a mutant survives. With no name, every mutant runs and the report goes to
+// reports/mutation.json.
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import pLimit from "p-limit";
+import type { EmbeddedAzurite } from "../fixtures/azurite.ts";
+import { runHeadless } from "../fixtures/headless.ts";
+import { filesEndingWith } from "../fixtures/mocha-load.ts";
+import { ROOT } from "../fixtures/run-suite.ts";
+import { startProxy } from "./proxy.ts";
+import type { Mutant } from "./mutants/types.ts";
+import { buildReport, formatTable, writeReport, type MutantOutcome } from "./mutation-report.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const MUTANTS_DIR = join(here, "mutants");
+export const REPORT_PATH = join(ROOT, "reports", "mutation.json");
+
+export interface LoadedMutant extends Mutant {
+  topic: string;
+}
+
+/** Every mutant of every selftest/mutants/<topic>.ts (all files but types.ts). */
+export async function loadMutants(): Promise<LoadedMutant[]> {
+  const out: LoadedMutant[] = [];
+  for (const f of filesEndingWith(MUTANTS_DIR, ".ts")) {
+    if (basename(f) === "types.ts" || f.endsWith(".d.ts")) continue;
+    const mod = (await import(pathToFileURL(f).href)) as { MUTANTS?: Mutant[] };
+    if (!Array.isArray(mod.MUTANTS)) throw new Error(`${f} does not export MUTANTS: Mutant[]`);
+    for (const m of mod.MUTANTS) out.push({ ...m, topic: basename(f, ".ts") });
+  }
+  return out;
+}
+
+/** Test IDs or ID prefixes ending in '/' -> a selector. */
+export function selector(kills: string[]): (id: string) => boolean {
+  return (id) => kills.some((k) => (k.endsWith("/") ? id.startsWith(k) : id === k));
+}
+
+/** Filters mutants by exact name or `prefix*`; unknown names throw. */
+export function pickMutants(all: LoadedMutant[], names: string[]): LoadedMutant[] {
+  if (names.length === 0) return all;
+  const picked = new Set<LoadedMutant>();
+  for (const n of names) {
+    const hits = n.endsWith("*") ? all.filter((m) => m.name.startsWith(n.slice(0, -1))) : all.filter((m) => m.name === n);
+    if (hits.length === 0) throw new Error(`no mutant named ${JSON.stringify(n)} (--list shows the ${all.length} known; a trailing * matches a prefix)`);
+    hits.forEach((h) => picked.add(h));
+  }
+  return all.filter((m) => picked.has(m));
+}
+
+export interface MutantRunOptions {
+  /** Row concurrency inside one mutant's run. */
+  rowConcurrency?: number;
+}
+
+/** Runs one mutant's named tests through a proxy applying it. */
+export async function runMutant(azurite: EmbeddedAzurite, mutant: LoadedMutant, opts: MutantRunOptions = {}): Promise<MutantOutcome> {
+  const started = Date.now();
+  const base = { name: mutant.name, description: mutant.description, topic: mutant.topic, kills: mutant.kills };
+  const proxy = await startProxy({ upstream: azurite.ports, mutant });
+  try {
+    const run = await runHeadless({
+      connectionString: proxy.connectionString,
+      select: selector(mutant.kills),
+      expectations: "azurite",
+      concurrency: opts.rowConcurrency,
+    });
+    const ran = run.results.map((r) => ({ id: r.id, status: r.status, message: r.message }));
+    const killers = ran.filter((r) => r.status === "FAIL" || r.status === "UNEXPECTED_PASS");
+    // A request the proxy rewrote and signed wrongly fails for the proxy's sake, not the mutant's.
+    const problem =
+      ran.length === 0
+        ? `no registered test matches kills ${JSON.stringify(mutant.kills)}`
+        : proxy.stats.mutantErrors > 0 && killers.length === 0
+          ? `the proxy failed on ${proxy.stats.mutantErrors} request(s), answering 500 (a throwing mutant?): ${proxy.stats.firstMutantError}`
+          : proxy.stats.authFailures > 0
+          ? `the target refused ${proxy.stats.authFailures} request(s) the mutant rewrote as wrongly signed: a proxy defect, not a kill`
+          : undefined;
+    return {
+      ...base,
+      verdict: killers.length > 0 && proxy.stats.authFailures === 0 ? "killed" : "survived",
+      killers: proxy.stats.authFailures === 0 ? killers : [],
+      ran,
+      problem,
+      durationMs: Date.now() - started,
+      proxy: { requests: proxy.stats.requests, mutatedRequests: proxy.stats.mutatedRequests, mutatedResponses: proxy.stats.mutatedResponses },
+    };
+  } catch (err) {
+    return { ...base, verdict: "survived", killers: [], ran: [], problem: `the run failed: ${(err as Error).message}`, durationMs: Date.now() - started };
+  } finally {
+    await proxy.stop();
+  }
+}
+
+/**
+ * A kill counts only when the killing test does not FAIL without any mutant
+ * too (a row failing on the target unpinned would "kill" everything it is
+ * named by). Rewrites such outcomes into survivors with the reason.
+ */
+export function attribute(results: MutantOutcome[], baseline: Map<string, string>): MutantOutcome[] {
+  return results.map((r) => {
+    if (r.verdict !== "killed") return r;
+    const failing = (id: string) => ["FAIL", "UNEXPECTED_PASS"].includes(baseline.get(id) ?? "");
+    if (r.killers.some((k) => !failing(k.id))) return r;
+    return {
+      ...r,
+      verdict: "survived",
+      problem: `killed only by tests that fail without any mutant: ${r.killers.map((k) => `${k.id} (${baseline.get(k.id)})`).join(", ")}`,
+    };
+  });
+}
+
+/** The named tests' statuses through a proxy with no mutant. */
+export async function baselineOf(azurite: EmbeddedAzurite, mutants: Mutant[]): Promise<Map<string, string>> {
+  const proxy = await startProxy({ upstream: azurite.ports });
+  try {
+    const run = await runHeadless({ connectionString: proxy.connectionString, select: selector(mutants.flatMap((m) => m.kills)), expectations: "azurite" });
+    return new Map(run.results.map((r) => [r.id, r.status]));
+  } finally {
+    await proxy.stop();
+  }
+}
+
+/** Runs mutants concurrently (bounded), results in the order given. */
+export async function runMutants(
+  azurite: EmbeddedAzurite,
+  mutants: LoadedMutant[],
+  opts: MutantRunOptions & { concurrency?: number; onResult?: (r: MutantOutcome) => void } = {},
+): Promise<MutantOutcome[]> {
+  const limit = pLimit(Math.max(1, opts.concurrency ?? 4));
+  return Promise.all(
+    mutants.map((m) =>
+      limit(async () => {
+        const r = await runMutant(azurite, m, opts);
+        opts.onResult?.(r);
+        return r;
+      }),
+    ),
+  );
+}
+
+async function main(argv: string[]): Promise<number> {
+  const names: string[] = [];
+  let concurrency = 4;
+  let out: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--concurrency") concurrency = Number(argv[++i]);
+    else if (a === "--out") out = resolve(argv[++i]);
+    else if (a === "--list") {
+      for (const m of await loadMutants()) console.log(`${m.name}  (${m.topic}) ${m.description}`);
+      return 0;
+    } else if (a === "--help" || a === "-h") {
+      console.log("usage: node --import tsx selftest/mutate.ts [name|prefix*...] [--concurrency N] [--out file.json] [--list]");
+      return 0;
+    } else names.push(a);
+  }
+  const mutants = pickMutants(await loadMutants(), names);
+  const { startAzurite } = await import("../fixtures/azurite.ts");
+  const started = Date.now();
+  const azurite = await startAzurite();
+  try {
+    console.log(`running ${mutants.length} mutant(s), ${concurrency} at once, against Azurite ${azurite.version}`);
+    const [raw, baseline] = await Promise.all([
+      runMutants(azurite, mutants, {
+        concurrency,
+        onResult: (r) => console.log(`  ${r.verdict === "killed" ? "killed  " : "SURVIVED"} ${r.name} (${Math.round(r.durationMs / 100) / 10} s)`),
+      }),
+      baselineOf(azurite, mutants),
+    ]);
+    const results = attribute(raw, baseline);
+    console.log("\n" + formatTable(results));
+    const report = buildReport(results, { wallTimeSeconds: Math.round((Date.now() - started) / 100) / 10 });
+    const path = out ?? (names.length === 0 ? REPORT_PATH : undefined);
+    if (path) {
+      writeReport(path, report);
+      console.log(`report: ${path}`);
+    }
+    return report.survived === 0 ? 0 : 1;
+  } finally {
+    await azurite.stop();
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err instanceof Error ? err.message : String(err));
+      process.exit(2);
+    },
+  );
+}

@@ -1,0 +1,92 @@
+// The mutation report: reports/mutation.json (mutants, killed, survived,
+// score, per mutant the killing tests) and the console table.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Status } from "../fixtures/engine.ts";
+
+export interface TestOutcome {
+  id: string;
+  status: Status;
+  message?: string;
+}
+
+export interface MutantOutcome {
+  name: string;
+  description: string;
+  /** File under selftest/mutants/ the mutant comes from (its topic). */
+  topic: string;
+  kills: string[];
+  verdict: "killed" | "survived";
+  /** The named tests that FAILed (or UNEXPECTED_PASSed) under the mutant. */
+  killers: TestOutcome[];
+  /** Every named test that ran, with its status. */
+  ran: TestOutcome[];
+  /** Why a survivor could not even be tried (no named test registered, proxy error). */
+  problem?: string;
+  durationMs: number;
+  proxy?: { requests: number; mutatedRequests: number; mutatedResponses: number };
+}
+
+export interface MutationReport {
+  generatedAt: string;
+  mutants: number;
+  killed: number;
+  survived: number;
+  /** killed / mutants, 0..1. */
+  score: number;
+  /** Wall time of the whole self-test run (or of this mutation run from the CLI), seconds. */
+  wallTimeSeconds?: number;
+  /** Wall time of the mutant runs alone, seconds. */
+  mutationWallTimeSeconds?: number;
+  survivors: string[];
+  /** Registered rows no proxy mutant kills, with their status on Azurite (holes to consider). */
+  rowsNotKilled?: { id: string; status: string }[];
+  results: MutantOutcome[];
+}
+
+export function buildReport(results: MutantOutcome[], extra: Partial<MutationReport> = {}): MutationReport {
+  const killed = results.filter((r) => r.verdict === "killed").length;
+  return {
+    generatedAt: new Date().toISOString(),
+    mutants: results.length,
+    killed,
+    survived: results.length - killed,
+    score: results.length ? Math.round((killed / results.length) * 1000) / 1000 : 0,
+    survivors: results.filter((r) => r.verdict === "survived").map((r) => r.name),
+    ...extra,
+    results,
+  };
+}
+
+export function writeJson(path: string, data: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(data, null, 2) + "\n");
+}
+
+export function writeReport(path: string, report: MutationReport): void {
+  writeJson(path, report);
+}
+
+const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
+
+/** A plain-text table: mutant, killed/survived, killing test(s) and their message. */
+export function formatTable(results: MutantOutcome[]): string {
+  const rows = results.map((r) => {
+    const how =
+      r.verdict === "killed"
+        ? r.killers.map((k) => `${k.id} ${k.status}: ${clip(k.message ?? "", 110)}`).join("\n")
+        : r.problem ?? `named tests: ${r.ran.map((t) => `${t.id} ${t.status}`).join(", ") || "(none ran)"}`;
+    return [r.name, r.verdict === "killed" ? "killed" : "SURVIVED", how];
+  });
+  const w0 = Math.max(6, ...rows.map((r) => r[0].length));
+  const w1 = 8;
+  const lines = [`${"mutant".padEnd(w0)}  ${"verdict".padEnd(w1)}  killing test(s) and message`, `${"-".repeat(w0)}  ${"-".repeat(w1)}  ${"-".repeat(40)}`];
+  for (const [name, verdict, how] of rows) {
+    const [first, ...rest] = how.split("\n");
+    lines.push(`${name.padEnd(w0)}  ${verdict.padEnd(w1)}  ${first}`);
+    for (const l of rest) lines.push(`${"".padEnd(w0)}  ${"".padEnd(w1)}  ${l}`);
+  }
+  const killed = results.filter((r) => r.verdict === "killed").length;
+  lines.push("", `${killed}/${results.length} mutants killed${results.length ? ` (score ${(killed / results.length).toFixed(3)})` : ""}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,169 @@
+// The suite can fail, and fails only for cause:
+//  - no false alarms: the whole suite run directly against Azurite and through
+//    the proxy with no mutant gives the same result row by row;
+//  - every mutant (selftest/mutants/*.ts) is killed by a test it names, and
+//    that test does not fail without the mutant too (the no-mutant run is the
+//    baseline); every T1 row is killed by some mutant;
+//  - every mutant is well formed (unique name, its kills exist).
+// The two full runs and the mutants (4 at once) run concurrently.
+// Writes reports/mutation.json with the score and the self-test's wall time.
+import { join } from "node:path";
+import { expect } from "chai";
+import { ROOT } from "../fixtures/run-suite.ts";
+import type { RowResult } from "../fixtures/engine.ts";
+import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
+import { registeredRows } from "../fixtures/registry.ts";
+import { sharedAzurite } from "./azurite-fixture.ts";
+import { attribute, loadMutants, REPORT_PATH, runMutants, selector, type LoadedMutant } from "./mutate.ts";
+import { buildReport, formatTable, writeJson, writeReport, type MutantOutcome, type MutationReport } from "./mutation-report.ts";
+import { startProxy } from "./proxy.ts";
+
+const MUTANT_CONCURRENCY = 4;
+const DIFF_PATH = join(ROOT, "tmp", "mutants", "no-mutant-differences.json");
+
+await loadAllSuites();
+const mutants: LoadedMutant[] = await loadMutants();
+
+interface Work {
+  direct: Promise<RowResult[]>;
+  proxied: Promise<RowResult[]>;
+  mutants: Promise<{ results: MutantOutcome[]; seconds: number }>;
+}
+
+let work: Work | undefined;
+/** Starts everything at once on first use: both full runs and the mutants. */
+function start(): Work {
+  if (work) return work;
+  const azurite = sharedAzurite();
+  const full = async (connectionString: string) => (await runHeadless({ connectionString, expectations: "azurite" })).results;
+  const proxied = (async () => {
+    const a = await azurite;
+    const proxy = await startProxy({ upstream: a.ports });
+    try {
+      return await full(proxy.connectionString);
+    } finally {
+      await proxy.stop();
+    }
+  })();
+  const mutantRuns = (async () => {
+    const a = await azurite;
+    const t0 = Date.now();
+    const results = await runMutants(a, mutants, { concurrency: MUTANT_CONCURRENCY });
+    return { results, seconds: (Date.now() - t0) / 1000 };
+  })();
+  work = { direct: azurite.then((a) => full(a.connectionString)), proxied, mutants: mutantRuns };
+  // Avoid unhandled-rejection noise; each describe awaits and reports its own.
+  for (const p of Object.values(work)) (p as Promise<unknown>).catch(() => undefined);
+  return work;
+}
+
+function outcome(r: RowResult): string {
+  return `${r.status}${r.signature ? ` [${r.signature}]` : ""}`;
+}
+
+describe("no false alarms: the proxy without a mutant changes no verdict", function () {
+  let direct: RowResult[] = [];
+  let proxied: RowResult[] = [];
+  before(async function () {
+    [direct, proxied] = await Promise.all([start().direct, start().proxied]);
+  });
+
+  it("ran every registered row both ways", function () {
+    const ids = registeredRows().map((r) => r.row.id).sort();
+    expect(direct.map((r) => r.id).sort(), "direct run").to.deep.equal(ids);
+    expect(proxied.map((r) => r.id).sort(), "proxied run").to.deep.equal(ids);
+  });
+
+  it("gives the same status and signature row by row", function () {
+    const through = new Map(proxied.map((r) => [r.id, r]));
+    const diffs: string[] = [];
+    for (const d of direct) {
+      const p = through.get(d.id);
+      if (!p) continue;
+      if (outcome(d) !== outcome(p)) diffs.push(`${d.id}: direct ${outcome(d)} (${d.message ?? ""}) but proxied ${outcome(p)} (${p.message ?? ""})`);
+    }
+    if (diffs.length) {
+      // The evidence of both sides, for whoever investigates the difference.
+      const ids = new Set(diffs.map((d) => d.slice(0, d.indexOf(":"))));
+      const pick = (rs: RowResult[]) => rs.filter((r) => ids.has(r.id));
+      writeJson(DIFF_PATH, { direct: pick(direct), proxied: pick(proxied) });
+    }
+    expect(diffs, `${diffs.join("\n")}\n(evidence: ${DIFF_PATH})`).to.deep.equal([]);
+  });
+});
+
+describe("mutants are well formed", function () {
+  it("have unique kebab-case names, a description and kills", function () {
+    const seen = new Map<string, string>();
+    const bad: string[] = [];
+    for (const m of mutants) {
+      if (seen.has(m.name)) bad.push(`${m.name}: defined in ${seen.get(m.name)} and ${m.topic}`);
+      seen.set(m.name, m.topic);
+      if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(m.name)) bad.push(`${m.name} (${m.topic}): not kebab-case`);
+      if (!m.description?.trim()) bad.push(`${m.name} (${m.topic}): no description`);
+      if (!m.kills?.length) bad.push(`${m.name} (${m.topic}): kills names no test`);
+      if (!m.onRequest && !m.onResponse) bad.push(`${m.name} (${m.topic}): neither onRequest nor onResponse`);
+    }
+    expect(bad, bad.join("\n")).to.deep.equal([]);
+  });
+
+  it("name only registered test IDs (or prefixes of some) in kills", function () {
+    const ids = registeredRows().map((r) => r.row.id);
+    const bad: string[] = [];
+    for (const m of mutants) {
+      for (const k of m.kills ?? []) if (!ids.some(selector([k]))) bad.push(`${m.name} (${m.topic}): ${k} is not a registered test ID${k.endsWith("/") ? " prefix" : ""}`);
+    }
+    expect(bad, bad.join("\n")).to.deep.equal([]);
+  });
+});
+
+describe("every mutant is killed", function () {
+  const byName = new Map<string, MutantOutcome>();
+  let baseline = new Map<string, RowResult>();
+  let report: MutationReport | undefined;
+
+  before(async function () {
+    const [{ results: raw, seconds }, proxied] = await Promise.all([start().mutants, start().proxied.catch(() => [] as RowResult[])]);
+    baseline = new Map(proxied.map((r) => [r.id, r]));
+    const results = attribute(raw, new Map(proxied.map((r) => [r.id, r.status])));
+    for (const r of results) byName.set(r.name, r);
+    const killedRows = new Set(results.flatMap((r) => r.killers.map((k) => k.id)));
+    const rowsNotKilled = registeredRows()
+      .map(({ row }) => row.id)
+      .filter((id) => !killedRows.has(id))
+      .map((id) => ({ id, status: baseline.get(id)?.status ?? "not run" }));
+    report = buildReport(results, {
+      mutationWallTimeSeconds: Math.round(seconds * 10) / 10,
+      wallTimeSeconds: Math.round(process.uptime()),
+      rowsNotKilled,
+    });
+    writeReport(REPORT_PATH, report);
+    console.log("\n" + formatTable(results) + "\n");
+    // The whole self-test's wall time is known only at exit: record it then.
+    process.once("exit", () => {
+      if (report) writeReport(REPORT_PATH, { ...report, wallTimeSeconds: Math.round(process.uptime()) });
+    });
+  });
+
+  it("has mutants", function () {
+    expect(mutants.length).to.be.greaterThan(0);
+  });
+
+  it("kills every T1 container-operations row with some mutant", function () {
+    const t1 = registeredRows().map((r) => r.row.id).filter((id) => id.startsWith("blob/container-ops/"));
+    const missing = (report?.rowsNotKilled ?? []).filter((r) => t1.includes(r.id)).map((r) => `${r.id} (${r.status} on Azurite)`);
+    expect(t1.length, "T1 rows registered").to.be.greaterThan(0);
+    expect(missing, `no mutant kills: ${missing.join(", ")}`).to.deep.equal([]);
+  });
+
+  for (const m of mutants) {
+    it(`${m.name} (${m.topic}) is killed`, function () {
+      const r = byName.get(m.name);
+      if (!r) throw new Error(`${m.name} was not run`);
+      if (r.verdict !== "killed") {
+        const ran = r.ran.map((t) => `${t.id} ${t.status}`).join(", ") || "none";
+        throw new Error(`SURVIVED ${m.name}: ${m.description}. ${r.problem ?? `Named tests: ${ran}`}`);
+      }
+    });
+  }
+});

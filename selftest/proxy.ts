@@ -1,0 +1,277 @@
+// The mutant proxy: one loopback listener per service in front of a correct
+// target (the embedded Azurite). Requests and responses are buffered whole so
+// a Mutant can rewrite them; transport faults and latency are injected here
+// too. The suite reaches it through an ordinary emulator connection string.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { DEV_ACCOUNT, DEV_KEY, emulatorConnectionString, type Service } from "../fixtures/target.ts";
+import { sharedKeySignature, stringToSign } from "../fixtures/raw.ts";
+import type { Mutant, MutantState, ProxyRequest, ProxyResponse } from "./mutants/types.ts";
+
+export type FaultKind = "reset" | "503" | "stall";
+
+export interface Fault {
+  kind: FaultKind;
+  /** Which requests the fault hits (every matching request, retries included). */
+  match: (req: ProxyRequest) => boolean;
+  /** For "stall": how long the request is held before being forwarded (default 5000 ms). */
+  stallMs?: number;
+  /** For "503": the Retry-After header, in seconds (default 1). */
+  retryAfterSeconds?: number;
+}
+
+export interface ProxyOptions {
+  /** Host of the upstream target (default 127.0.0.1). */
+  upstreamHost?: string;
+  /** Upstream ports per service; one listener is opened for each. */
+  upstream: Partial<Record<Service, number>>;
+  mutant?: Mutant;
+  faults?: Fault[];
+  /** Added before forwarding each request. */
+  latencyMs?: number;
+}
+
+export interface ProxyStats {
+  requests: number;
+  /** Requests a fault was applied to, per kind. */
+  faults: Record<FaultKind, number>;
+  /** Requests the mutant changed or answered itself. */
+  mutatedRequests: number;
+  /** Responses the mutant changed. */
+  mutatedResponses: number;
+  /** Upstream errors (the proxy answered 502). */
+  upstreamErrors: number;
+  /** Requests the mutant rewrote that the target then refused as wrongly signed (a proxy defect, not a kill). */
+  authFailures: number;
+  /** Requests the proxy failed on (a mutant threw; it answered 500), with the first message. */
+  mutantErrors: number;
+  firstMutantError?: string;
+}
+
+export interface MutationProxy {
+  connectionString: string;
+  ports: Partial<Record<Service, number>>;
+  state: MutantState;
+  stats: ProxyStats;
+  stop(): Promise<void>;
+}
+
+/** True for the preflight's Get Service Properties (never a conformance request). */
+export function isPreflight(req: ProxyRequest): boolean {
+  const u = new URL(req.url, "http://x");
+  return u.searchParams.get("restype") === "service" && u.searchParams.get("comp") === "properties";
+}
+
+const upstreamAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function flatten(h: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+function readBody(stream: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (c: Buffer) => chunks.push(c));
+    stream.on("end", () => resolve(Buffer.concat(chunks)));
+    stream.on("error", reject);
+  });
+}
+
+function snapshot(req: ProxyRequest): string {
+  return JSON.stringify([req.method, req.url, Object.entries(req.headers).sort(), req.body.toString("base64")]);
+}
+
+/**
+ * Shared Key signs the method, the resource and most headers (conditionals
+ * included), so a request the mutant rewrote is signed again with the
+ * emulator's well-known key. Table's Shared Key Lite signs only date + path.
+ */
+function resign(service: Service, req: ProxyRequest): void {
+  const auth = req.headers["authorization"];
+  if (!auth) return;
+  const account = /^SharedKey(?:Lite)? ([^:]+):/.exec(auth)?.[1] ?? DEV_ACCOUNT;
+  const url = new URL(req.url, "http://x");
+  if (auth.startsWith("SharedKeyLite ")) {
+    const comp = url.searchParams.get("comp");
+    const text = `${req.headers["x-ms-date"] ?? req.headers["date"] ?? ""}\n/${account}${url.pathname}${comp ? `?comp=${comp}` : ""}`;
+    req.headers["authorization"] = `SharedKeyLite ${account}:${sharedKeySignature(DEV_KEY, text)}`;
+  } else if (auth.startsWith("SharedKey ")) {
+    req.headers["authorization"] = `SharedKey ${account}:${sharedKeySignature(DEV_KEY, stringToSign(service, req.method, url, req.headers, account))}`;
+  }
+}
+
+function errorXml(code: string, message: string): Buffer {
+  return Buffer.from(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+}
+
+export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
+  const host = opts.upstreamHost ?? "127.0.0.1";
+  const state: MutantState = new Map();
+  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0 }, mutatedRequests: 0, mutatedResponses: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0 };
+  const timers = new Set<NodeJS.Timeout>();
+  const servers: http.Server[] = [];
+  const ports: Partial<Record<Service, number>> = {};
+  let stopping = false;
+
+  const wait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, ms);
+      timers.add(t);
+    });
+
+  const forward = (service: Service, req: ProxyRequest): Promise<ProxyResponse> =>
+    new Promise((resolve, reject) => {
+      const headers = { ...req.headers, host: `${host}:${opts.upstream[service]}` };
+      const up = http.request(
+        { host, port: opts.upstream[service], method: req.method, path: req.url, headers, agent: upstreamAgent },
+        (res) => {
+          readBody(res).then(
+            (body) => resolve({ status: res.statusCode ?? 502, headers: flatten(res.headers), body }),
+            reject,
+          );
+        },
+      );
+      up.on("error", reject);
+      up.end(req.body);
+    });
+
+  const send = (method: string, res: http.ServerResponse, out: ProxyResponse, bodyChanged: boolean): void => {
+    const headers = { ...out.headers };
+    delete headers["transfer-encoding"];
+    delete headers["connection"];
+    delete headers["keep-alive"];
+    const noBody = method === "HEAD" || out.status === 204 || out.status === 304 || (out.status >= 100 && out.status < 200);
+    if (method === "HEAD") {
+      // Content-Length of a HEAD answer is the resource's size: keep it, unless a rewrite changed the body.
+      if (bodyChanged) headers["content-length"] = String(out.body.length);
+    } else if (noBody) {
+      delete headers["content-length"];
+    } else {
+      headers["content-length"] = String(out.body.length);
+    }
+    res.writeHead(out.status, headers);
+    res.end(noBody ? undefined : out.body);
+  };
+
+  const handle = async (service: Service, inc: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const body = await readBody(inc);
+    stats.requests++;
+    const req: ProxyRequest = { service, method: inc.method ?? "GET", url: inc.url ?? "/", headers: flatten(inc.headers), body };
+    delete req.headers["host"];
+    if (opts.latencyMs) await wait(opts.latencyMs);
+
+    const fault = opts.faults?.find((f) => f.match(req));
+    if (fault) {
+      stats.faults[fault.kind]++;
+      if (fault.kind === "reset") {
+        const sock = inc.socket as import("node:net").Socket & { resetAndDestroy?: () => void };
+        if (sock.resetAndDestroy) sock.resetAndDestroy();
+        else sock.destroy();
+        return;
+      }
+      if (fault.kind === "503") {
+        send(req.method, res, {
+          status: 503,
+          headers: {
+            "content-type": "application/xml",
+            "retry-after": String(fault.retryAfterSeconds ?? 1),
+            "x-ms-error-code": "ServerBusy",
+            "x-ms-version": req.headers["x-ms-version"] ?? "",
+          },
+          body: errorXml("ServerBusy", "The server is busy (injected by the self-test proxy)."),
+        }, true);
+        return;
+      }
+      await wait(fault.stallMs ?? 5000);
+      // The client gave up: the request is lost, never forwarded.
+      if (inc.socket.destroyed || res.destroyed || stopping) return;
+    }
+
+    const mutant = opts.mutant;
+    let out: ProxyResponse | undefined;
+    let rewritten = false;
+    if (mutant?.onRequest) {
+      const before = snapshot(req);
+      const answer = await mutant.onRequest(req, state);
+      if (answer) {
+        stats.mutatedRequests++;
+        send(req.method, res, answer, true);
+        return;
+      }
+      if (snapshot(req) !== before) {
+        stats.mutatedRequests++;
+        rewritten = true;
+        req.headers["content-length"] = String(req.body.length);
+        if (req.body.length === 0 && !["PUT", "POST", "MERGE", "PATCH"].includes(req.method)) delete req.headers["content-length"];
+        delete req.headers["transfer-encoding"];
+        resign(service, req);
+      }
+    }
+    try {
+      out = await forward(service, req);
+    } catch (err) {
+      stats.upstreamErrors++;
+      send(req.method, res, { status: 502, headers: { "content-type": "text/plain" }, body: Buffer.from(`upstream error: ${(err as Error).message}`) }, true);
+      return;
+    }
+    if (rewritten && out.status === 403 && /AuthenticationFailed/.test(out.headers["x-ms-error-code"] ?? out.body.toString("utf8"))) stats.authFailures++;
+    let bodyChanged = false;
+    if (mutant?.onResponse) {
+      const before = out.body;
+      const snap = JSON.stringify([out.status, Object.entries(out.headers).sort()]);
+      await mutant.onResponse(req, out, state);
+      bodyChanged = out.body !== before && !out.body.equals(before);
+      if (bodyChanged || snap !== JSON.stringify([out.status, Object.entries(out.headers).sort()])) stats.mutatedResponses++;
+    }
+    send(req.method, res, out, bodyChanged);
+  };
+
+  for (const service of Object.keys(opts.upstream) as Service[]) {
+    if (!opts.upstream[service]) continue;
+    const server = http.createServer({ keepAlive: true }, (inc, res) => {
+      handle(service, inc, res).catch((err) => {
+        stats.mutantErrors++;
+        stats.firstMutantError ??= `${(err as Error).message}`.slice(0, 200);
+        if (res.headersSent || res.destroyed) return void res.destroy();
+        res.writeHead(500, { "content-type": "text/plain" });
+        res.end(`proxy error: ${(err as Error).message}`);
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => resolve());
+    });
+    ports[service] = (server.address() as AddressInfo).port;
+    servers.push(server);
+  }
+
+  let stopped: Promise<void> | undefined;
+  return {
+    connectionString: emulatorConnectionString("127.0.0.1", ports),
+    ports,
+    state,
+    stats,
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
+        await Promise.all(
+          servers.map(
+            (s) =>
+              new Promise<void>((resolve) => {
+                s.close(() => resolve());
+                s.closeAllConnections();
+              }),
+          ),
+        );
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,206 @@
+// The HTML report: escapes everything that came from a server or a test, and
+// renders in a real headless Chromium: the certification summary, the matrix,
+// every result's ID in the DOM, and a screenshot next to the report.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { assert } from "chai";
+import type { RowResult } from "../../fixtures/engine.ts";
+import { loadAllSuites } from "../../fixtures/headless.ts";
+import { matrixSections, type MatrixSection } from "../../fixtures/registry.ts";
+import { renderHtml, tableCounts } from "../../reporters/html.ts";
+import { SCHEMA, summarise, type Report } from "../../reporters/model.ts";
+import { readReport, ROOT, runCli, tmpDir } from "../cli/cli-kit.ts";
+
+const run = promisify(execFile);
+const EVIL = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">"'&`;
+
+function findChromium(): string | undefined {
+  const candidates = [process.env.CHROME_BIN, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"];
+  return candidates.find((c) => c && existsSync(c));
+}
+
+async function chromium(bin: string, args: string[]): Promise<string> {
+  const profile = tmpDir("chromium");
+  try {
+    const { stdout } = await run(
+      bin,
+      [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        `--user-data-dir=${profile}`,
+        ...args,
+      ],
+      { timeout: 60_000, maxBuffer: 256 * 1024 * 1024 },
+    );
+    return stdout;
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+function hostileReport(): Report {
+  const r: RowResult = {
+    id: "blob/evil/row",
+    title: `title ${EVIL}`,
+    table: `T9 ${EVIL}`,
+    service: "blob",
+    level: "doc",
+    source: `source ${EVIL}`,
+    status: "EXPECTED_FAIL",
+    observed: "FAIL",
+    message: `message ${EVIL}`,
+    signature: "sig",
+    expectation: { status: "FAIL", reason: `reason ${EVIL}`, link: "javascript:alert(1)" },
+    notes: { note: EVIL },
+    durationMs: 1,
+    evidence: [
+      {
+        seq: 1,
+        step: `step ${EVIL}`,
+        via: "raw",
+        method: "GET",
+        url: `/c/${EVIL}`,
+        requestHeaders: { "if-match": EVIL },
+        status: 412,
+        responseHeaders: { etag: EVIL, server: EVIL },
+        errorCode: EVIL,
+        ms: 1,
+      },
+    ],
+  };
+  return {
+    schema: SCHEMA,
+    run: {
+      suite: { name: "s", version: EVIL, commit: EVIL },
+      startedAt: "2026-01-01T00:00:00.000Z",
+      finishedAt: "2026-01-01T00:00:01.000Z",
+      durationMs: 1000,
+      target: {
+        kind: "emulator",
+        name: EVIL,
+        account: EVIL,
+        endpoints: { blob: EVIL },
+        server: { blob: EVIL },
+        services: [{ service: "file", available: false, reason: EVIL }],
+      },
+      apiVersionsSent: { blob: { raw: [EVIL] } },
+      expectations: EVIL,
+      runPrefix: EVIL,
+      concurrency: 1,
+      node: "v20",
+      platform: "linux",
+      leftovers: 1,
+      grep: EVIL,
+    },
+    summary: summarise([r]),
+    results: [r],
+    notRun: [EVIL],
+  };
+}
+
+const EVIL_SECTION: MatrixSection = {
+  key: `k${EVIL}`,
+  title: `matrix ${EVIL}`,
+  source: EVIL,
+  order: 1,
+  columns: [{ key: "c", header: EVIL }],
+  rows: [{ label: EVIL, cells: { c: { claim: EVIL, id: "blob/evil" } } }],
+};
+
+describe("HTML report", function () {
+  this.timeout(180_000);
+
+  it("escapes every value from a server or a test: no markup, no javascript: link", function () {
+    const html = renderHtml(hostileReport(), [EVIL_SECTION]);
+    assert.notInclude(html, "<img");
+    assert.notInclude(html, 'document.title="pwned"</script>');
+    assert.notMatch(html, /href="javascript:/i);
+    assert.equal((html.match(/<script>/g) ?? []).length, 1, "only the report's own script");
+    assert.include(html, "&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;&quot;&#39;&amp;");
+  });
+
+  it("the Content-Security-Policy allows exactly the report's own script", function () {
+    const html = renderHtml(hostileReport(), []);
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1];
+    const hash = createHash("sha256").update(script).digest("base64");
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)![1].replace(/&#39;/g, "'");
+    assert.include(csp, `script-src 'sha256-${hash}'`);
+    assert.include(csp, "default-src 'none'");
+  });
+
+  it("certification counts only PASS of `doc` rows, per table", function () {
+    const base = hostileReport().results[0];
+    const rows = (["PASS", "PASS", "EXPECTED_FAIL", "FAIL"] as const).map((status, i) => ({ ...base, id: `x/${i}`, table: "T1", status }));
+    rows.push({ ...base, id: "x/rest", table: "T1", level: "rest", status: "PASS" });
+    const [t] = tableCounts(rows);
+    assert.deepInclude(t, { table: "T1", docPassed: 2, docTotal: 4, total: 5 });
+    assert.equal(t.counts.EXPECTED_FAIL, 1);
+  });
+
+  describe("in a headless Chromium", function () {
+    let bin: string | undefined;
+    let dir: string;
+    let report: Report;
+
+    before(async function () {
+      bin = findChromium();
+      if (!bin) {
+        console.log("    (skipped: no Chromium found; install the Debian package `chromium` or set CHROME_BIN)");
+        this.skip();
+      }
+      // A run touching several tables, with passes, pinned failures and NOT_AVAILABLE rows.
+      dir = join(ROOT, "reports", "selftest-html");
+      rmSync(dir, { recursive: true, force: true });
+      const cli = await runCli(["--report-dir", dir, "--grep", "container-ops|blob-ops/(put-blob|get-block-list)|table/entity-ops/(insert|update)|queue/|file/"]);
+      assert.oneOf(cli.code, [0, 1], cli.stderr);
+      report = readReport(dir);
+      await loadAllSuites();
+    });
+
+    it("renders: the certification summary, the matrix sections, and every result's ID in the DOM", async function () {
+      const dom = await chromium(bin!, ["--dump-dom", `file://${join(dir, "conformance.html")}`]);
+      assert.include(dom, '<section id="certification">');
+      assert.match(dom, /<body [^>]*data-script="ran"/, "the report's script ran (its CSP hash is right)");
+      assert.match(dom, /<b>\d+ of \d+<\/b> documented/);
+      const sections = matrixSections();
+      assert.isAbove(sections.length, 0);
+      for (const s of sections) assert.include(dom, `id="matrix-${s.key}"`, `matrix section ${s.key}`);
+      assert.isAbove((dom.match(/<td class="cell /g) ?? []).length, 10, "matrix cells");
+      const missing = report.results.filter((r) => !dom.includes(`data-id="${r.id}"`)).map((r) => r.id);
+      assert.deepEqual(missing, [], "every result ID is in the DOM");
+      assert.isAbove(report.results.length, 20);
+      // Every matrix cell whose row ran shows that row's status.
+      const ran = report.results.find((r) => r.id === "blob/container-ops/create-container/etag")!;
+      assert.include(dom, `data-id="blob/container-ops/create-container/etag" data-status="${ran.status}"`);
+    });
+
+    it("no injected markup survives parsing (a hostile report, rendered)", async function () {
+      const evil = join(tmpDir("evil"), "evil.html");
+      writeFileSync(evil, renderHtml(hostileReport(), [EVIL_SECTION]));
+      const dom = await chromium(bin!, ["--dump-dom", `file://${evil}`]);
+      assert.include(dom, "<title>Azure Storage concurrency conformance: emulator 2026-01-01</title>", "no injected script changed the title");
+      assert.notInclude(dom, "<img");
+      assert.equal((dom.match(/<script>/g) ?? []).length, 1);
+      assert.match(dom, /<body [^>]*data-script="ran"/);
+    });
+
+    it("produces a screenshot next to the report", async function () {
+      const png = join(dir, "conformance.png");
+      rmSync(png, { force: true });
+      mkdirSync(dir, { recursive: true });
+      await chromium(bin!, ["--window-size=1280,2400", "--hide-scrollbars", `--screenshot=${png}`, `file://${join(dir, "conformance.html")}`]);
+      assert.isTrue(existsSync(png), "screenshot written");
+      assert.isAbove(statSync(png).size, 20_000);
+      assert.deepEqual([...readFileSync(png).subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "a PNG");
+    });
+  });
+});

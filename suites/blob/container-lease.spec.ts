@@ -1,0 +1,365 @@
+// L, container leases: Delete Container needs the lease ID, every other
+// container operation is shared; each of the seed's container operations
+// accepts the lease ID (right ID succeeds, wrong ID refused); lease actions
+// leave the container's ETag alone. Sent raw, so exactly the lease headers the
+// claim names go on the wire.
+import type { ContainerClient } from "@azure/storage-blob";
+import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
+import type { RowContext, RowDef } from "../../fixtures/engine.ts";
+import { currentEvidence } from "../../fixtures/evidence.ts";
+import type { RawResponse } from "../../fixtures/raw.ts";
+import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
+import {
+  containerLeaseSource,
+  containerTarget,
+  expectHolder,
+  expectLeaseState,
+  guid,
+  holdLease,
+  leaseAction,
+  readLease,
+  type LeaseTarget,
+} from "./lease-kit.ts";
+
+const P = "blob/container-lease/";
+
+interface ContainerView {
+  exists: boolean;
+  etag?: string;
+  metadata?: string;
+  acl?: string[];
+}
+
+/** One container request, with x-ms-lease-id when `leaseId` is given. */
+function req(t: RowContext, x: LeaseTarget, method: string, query: Record<string, string>, leaseId?: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+  return t.raw("blob", { method, path: x.path, query: { restype: "container", ...query }, headers: { ...(leaseId ? { "x-ms-lease-id": leaseId } : {}), ...headers }, body });
+}
+
+const aclBody = (id: string) =>
+  `<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers><SignedIdentifier><Id>${id}</Id><AccessPolicy><Start>2020-01-01T00:00:00.0000000Z</Start><Expiry>2099-01-01T00:00:00.0000000Z</Expiry><Permission>r</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>`;
+
+/** What a refused container write could have changed, read back. */
+async function view(t: RowContext, x: LeaseTarget): Promise<ContainerView> {
+  const props = await req(t, x, "GET", {});
+  if (props.status === 404) return { exists: false };
+  expectEqual("read back the container: status", props.status, 200);
+  const acl = await req(t, x, "GET", { comp: "acl" });
+  return {
+    exists: true,
+    etag: props.headers["etag"],
+    metadata: props.headers["x-ms-meta-state"],
+    acl: [...acl.body.matchAll(/<Id>([^<]*)<\/Id>/g)].map((m) => m[1]),
+  };
+}
+
+/** A container with metadata state=original, and (unless told otherwise) an infinite lease held by A. */
+async function leasedContainer(t: RowContext, leased = true): Promise<{ c: ContainerClient; x: LeaseTarget; a: string }> {
+  const c = await t.newContainer();
+  await c.setMetadata({ state: "original" });
+  const x = containerTarget(c);
+  const a = leased ? (await holdLease(t, x, -1)).id : guid();
+  return { c, x, a };
+}
+
+function lastSent(what: string): void {
+  const store = currentEvidence();
+  const ex = store?.exchanges.find((e) => e.step === store.step);
+  expectTrue(`${what}: no exchange recorded`, ex !== undefined);
+  expectSent(what, ex!.requestHeaders, "x-ms-lease-id");
+}
+
+interface ContainerOp {
+  slug: string;
+  operation: string;
+  write: boolean;
+  /** Sends the operation. */
+  call(t: RowContext, x: LeaseTarget, leaseId?: string): Promise<RawResponse>;
+  okStatus: number;
+  /** After success: the answer or the state shows the operation took effect. */
+  took(t: RowContext, x: LeaseTarget, res: RawResponse, before: ContainerView): Promise<void>;
+}
+
+const OPS: ContainerOp[] = [
+  {
+    slug: "delete-container",
+    operation: "Delete Container",
+    write: true,
+    okStatus: 202,
+    call: (t, x, id) => req(t, x, "DELETE", {}, id),
+    took: async (t, x) => expectEqual("the container exists after Delete Container", (await view(t, x)).exists, false),
+  },
+  {
+    slug: "get-container-properties",
+    operation: "Get Container Properties",
+    write: false,
+    okStatus: 200,
+    call: (t, x, id) => req(t, x, "GET", {}, id),
+    took: async (t, x, res) => expectEqual("x-ms-meta-state returned by Get Container Properties", res.headers["x-ms-meta-state"], "original"),
+  },
+  {
+    slug: "get-container-metadata",
+    operation: "Get Container Metadata",
+    write: false,
+    okStatus: 200,
+    call: (t, x, id) => req(t, x, "GET", { comp: "metadata" }, id),
+    took: async (t, x, res) => expectEqual("x-ms-meta-state returned by Get Container Metadata", res.headers["x-ms-meta-state"], "original"),
+  },
+  {
+    slug: "set-container-metadata",
+    operation: "Set Container Metadata",
+    write: true,
+    okStatus: 200,
+    call: (t, x, id) => req(t, x, "PUT", { comp: "metadata" }, id, { "x-ms-meta-state": "changed" }),
+    took: async (t, x) => expectEqual("metadata after Set Container Metadata", (await view(t, x)).metadata, "changed"),
+  },
+  {
+    slug: "get-container-acl",
+    operation: "Get Container ACL",
+    write: false,
+    okStatus: 200,
+    call: (t, x, id) => req(t, x, "GET", { comp: "acl" }, id),
+    took: async (t, x, res) => expectTrue("Get Container ACL returns a SignedIdentifiers document", res.body.includes("SignedIdentifiers")),
+  },
+  {
+    slug: "set-container-acl",
+    operation: "Set Container ACL",
+    write: true,
+    okStatus: 200,
+    call: (t, x, id) => req(t, x, "PUT", { comp: "acl" }, id, { "content-type": "application/xml" }, aclBody("changed")),
+    took: async (t, x) => expectEqual("ACL after Set Container ACL", (await view(t, x)).acl, ["changed"]),
+  },
+];
+
+async function runWithId(t: RowContext, op: ContainerOp): Promise<void> {
+  const { x, a } = await leasedContainer(t);
+  const before = await view(t, x);
+  const what = `${op.operation} on a leased container with the lease ID`;
+  t.step(what);
+  const res = await op.call(t, x, a);
+  lastSent(what);
+  expectRawStatus(what, res, { status: op.okStatus });
+  await op.took(t, x, res, before);
+  if (op.slug !== "delete-container") await expectLeaseState(t, x, `after ${what}`, "leased");
+}
+
+async function runWrongId(t: RowContext, op: ContainerOp): Promise<void> {
+  const { x, a } = await leasedContainer(t);
+  const before = await view(t, x);
+  const what = `${op.operation} on a leased container with a wrong lease ID`;
+  t.step(what);
+  const res = await op.call(t, x, guid());
+  lastSent(what);
+  expectRawStatus(what, res, { status: 412, code: "LeaseIdMismatchWithContainerOperation" });
+  t.step("read the container back");
+  const after = await view(t, x);
+  expectEqual(`the container after the refused ${op.operation}`, after, before);
+  await expectLeaseState(t, x, `after ${what}`, "leased");
+  await expectHolder(t, x, `after ${what}`, a, guid());
+}
+
+const rows: RowDef[] = [];
+for (const op of OPS) {
+  rows.push(
+    {
+      id: `${P}ops/${op.slug}/with-id`,
+      title: `${op.operation} on a leased container with the lease ID succeeds`,
+      level: "doc",
+      source: containerLeaseSource(`${op.operation}, x-ms-lease-id`),
+      service: "blob",
+      run: (t) => runWithId(t, op),
+    },
+    {
+      id: `${P}ops/${op.slug}/wrong-id`,
+      title: `${op.operation} on a leased container with a wrong lease ID: 412 LeaseIdMismatchWithContainerOperation, unchanged`,
+      level: "rest",
+      source: containerLeaseSource(`${op.operation}, x-ms-lease-id; error code LeaseIdMismatchWithContainerOperation`),
+      service: "blob",
+      run: (t) => runWrongId(t, op),
+    },
+  );
+}
+
+rows.push(
+  {
+    id: `${P}ops/lease-container/with-id`,
+    title: "Lease Container (renew) with the lease ID succeeds",
+    level: "doc",
+    source: containerLeaseSource("Lease Container (renew)"),
+    service: "blob",
+    async run(t) {
+      const { x, a } = await leasedContainer(t);
+      t.step("renew with the lease ID");
+      expectRawStatus("Lease Container renew with the lease ID", await leaseAction(t, x, "renew", { id: a }), { status: 200 });
+      lastSent("Lease Container renew with the lease ID");
+      await expectLeaseState(t, x, "after the renew", "leased");
+      await expectHolder(t, x, "after the renew", a, guid());
+    },
+  },
+  {
+    id: `${P}ops/lease-container/wrong-id`,
+    // The catalogue's "wrong ID → 412" is for operations that carry a lease ID;
+    // for a lease action the state table applies ("as for blobs"): renew B → 409.
+    title: "Lease Container (renew) with a wrong lease ID is refused with 409, the lease unchanged",
+    level: "rest",
+    source: containerLeaseSource("Lease Container (renew); Lease Blob outcome table, renew B → 409"),
+    service: "blob",
+    async run(t) {
+      const { x, a } = await leasedContainer(t);
+      t.step("renew with a wrong lease ID");
+      const res = await leaseAction(t, x, "renew", { id: guid() });
+      lastSent("Lease Container renew with a wrong lease ID");
+      t.note("errorCode", res.errorCode ?? null);
+      expectRawStatus("Lease Container renew with a wrong lease ID", res, { status: 409 });
+      await expectLeaseState(t, x, "after the refused renew", "leased");
+      await expectHolder(t, x, "after the refused renew", a, guid());
+    },
+  },
+  {
+    id: `${P}delete-requires-id`,
+    title: "Delete Container on a leased container without the ID is refused (412 LeaseIdMissing or 409), the container kept; with the ID it is deleted",
+    level: "disputed",
+    source: containerLeaseSource("Delete Container (409 when leased) vs error-code table (412 LeaseIdMissing)"),
+    service: "blob",
+    async run(t) {
+      const { x, a } = await leasedContainer(t);
+      const before = await view(t, x);
+      t.step("Delete Container without the lease ID");
+      const res = await req(t, x, "DELETE", {});
+      t.note("refusal", `${res.status} ${res.errorCode ?? ""}`.trim());
+      expectTrue(
+        `Delete Container without the lease ID on a leased container: expected 412 LeaseIdMissing or 409, got ${res.status} ${res.errorCode ?? ""}`.trim(),
+        (res.status === 412 && res.errorCode === "LeaseIdMissing") || res.status === 409,
+      );
+      t.step("read the container back");
+      expectEqual("the container after the refused delete", await view(t, x), before);
+      t.step("Delete Container with the lease ID");
+      expectRawStatus("Delete Container with the lease ID", await req(t, x, "DELETE", {}, a), { status: 202 });
+      expectEqual("the container exists after the delete with the ID", (await view(t, x)).exists, false);
+    },
+  },
+  {
+    id: `${P}others-shared`,
+    title: "Get Properties, Get Metadata, Set Metadata, Get ACL and Set ACL succeed on a leased container without the ID",
+    level: "doc",
+    source: containerLeaseSource("seed: all other container operations succeed on a leased container without the lease ID"),
+    service: "blob",
+    async run(t) {
+      const { x } = await leasedContainer(t);
+      for (const op of OPS.filter((o) => o.slug !== "delete-container")) {
+        const before = await view(t, x);
+        const what = `${op.operation} on a leased container without the lease ID`;
+        t.step(what);
+        const res = await op.call(t, x);
+        expectRawStatus(what, res, { status: op.okStatus });
+        await op.took(t, x, res, before);
+      }
+      await expectLeaseState(t, x, "after the shared operations", "leased");
+    },
+  },
+  {
+    id: `${P}duration-range`,
+    title: "Container leases: finite 15–60 s, −1 infinite; 14 and 61 refused with 400",
+    level: "doc",
+    source: containerLeaseSource("Lease Container, x-ms-lease-duration"),
+    service: "blob",
+    async run(t) {
+      for (const [duration, kind] of [
+        [15, "fixed"],
+        [60, "fixed"],
+        [-1, "infinite"],
+      ] as const) {
+        const x = containerTarget(await t.newContainer());
+        t.step(`acquire with duration ${duration}`);
+        expectRawStatus(`Lease Container acquire with x-ms-lease-duration ${duration}`, await leaseAction(t, x, "acquire", { proposed: guid(), duration }), { status: 201 });
+        const v = await expectLeaseState(t, x, `after acquiring a ${duration} lease`, "leased");
+        expectEqual(`x-ms-lease-duration read back after acquiring with ${duration}`, v.duration, kind);
+      }
+      for (const duration of [14, 61]) {
+        const x = containerTarget(await t.newContainer());
+        t.step(`acquire with duration ${duration}`);
+        expectRawStatus(`Lease Container acquire with x-ms-lease-duration ${duration}`, await leaseAction(t, x, "acquire", { proposed: guid(), duration }), { status: 400 });
+        await expectLeaseState(t, x, `after the refused ${duration} s acquire`, "available");
+      }
+    },
+  },
+  {
+    id: `${P}acquire-when-leased`,
+    title: "Acquiring a lease on a leased container under another ID is refused with 409 LeaseAlreadyPresent",
+    level: "doc",
+    source: containerLeaseSource("Lease Container (acquire); error code LeaseAlreadyPresent"),
+    service: "blob",
+    async run(t) {
+      const { x, a } = await leasedContainer(t);
+      const other = guid();
+      t.step("acquire with another proposed ID");
+      expectRawStatus("Lease Container acquire with another ID", await leaseAction(t, x, "acquire", { proposed: other, duration: 60 }), { status: 409, code: "LeaseAlreadyPresent" });
+      t.step("acquire with no proposed ID");
+      expectRawStatus("Lease Container acquire with no ID", await leaseAction(t, x, "acquire", { duration: 60 }), { status: 409, code: "LeaseAlreadyPresent" });
+      await expectLeaseState(t, x, "after the refused acquires", "leased");
+      await expectHolder(t, x, "after the refused acquires", a, other);
+    },
+  },
+  {
+    id: `${P}etag-unchanged`,
+    title: "Lease actions (acquire, renew, change, release, break) leave the container's ETag and Last-Modified unchanged",
+    level: "doc",
+    source: containerLeaseSource("Lease Container; seed: table of container operations"),
+    service: "blob",
+    async run(t) {
+      const c = await t.newContainer();
+      const x = containerTarget(c);
+      const before = await readLease(t, x);
+      const a = guid();
+      const b = guid();
+      const steps: [string, () => Promise<RawResponse>, number][] = [
+        ["acquire", () => leaseAction(t, x, "acquire", { proposed: a, duration: 60 }), 201],
+        ["renew", () => leaseAction(t, x, "renew", { id: a }), 200],
+        ["change", () => leaseAction(t, x, "change", { id: a, proposed: b }), 200],
+        ["release", () => leaseAction(t, x, "release", { id: b }), 200],
+        ["acquire again", () => leaseAction(t, x, "acquire", { proposed: a, duration: -1 }), 201],
+        ["break", () => leaseAction(t, x, "break", { breakPeriod: 0 }), 202],
+      ];
+      for (const [label, act, status] of steps) {
+        t.step(`Lease Container ${label}`);
+        const res = await act();
+        expectRawStatus(`Lease Container ${label}`, res, { status });
+        if (res.headers["etag"] !== undefined) expectEqual(`ETag returned by Lease Container ${label}`, res.headers["etag"], before.etag);
+        const after = await readLease(t, x);
+        expectEqual(`container ETag after Lease Container ${label}`, after.etag, before.etag);
+        expectEqual(`container Last-Modified after Lease Container ${label}`, after.lastModified, before.lastModified);
+      }
+    },
+  },
+);
+
+defineTable({ table: "L Container leases", service: "blob" }, rows);
+
+const SEVEN = [
+  ...OPS.map((o) => ({ slug: o.slug, operation: o.operation })),
+  { slug: "lease-container", operation: "Lease Container" },
+];
+
+defineMatrix({
+  key: "L-container-lease-ops",
+  title: "Operations that honour a container lease",
+  source: "seed article, pessimistic concurrency for containers (list of operations); REST: error codes",
+  order: 31,
+  columns: [
+    { key: "without-id", header: "Leased, without ID" },
+    { key: "with-id", header: "Leased, right ID" },
+    { key: "wrong-id", header: "Leased, wrong ID" },
+  ],
+  rows: SEVEN.map((op) => ({
+    label: op.operation,
+    cells: {
+      "without-id":
+        op.slug === "delete-container"
+          ? { claim: "Refused (412 or 409)", id: `${P}delete-requires-id` }
+          : op.slug === "lease-container"
+            ? { claim: "409 (acquire)", id: `${P}acquire-when-leased` }
+            : { claim: "Succeeds", id: `${P}others-shared` },
+      "with-id": { claim: op.slug === "lease-container" ? "200 (renew)" : "Succeeds", id: `${P}ops/${op.slug}/with-id` },
+      "wrong-id": { claim: op.slug === "lease-container" ? "409 (renew)" : "412", id: `${P}ops/${op.slug}/wrong-id` },
+    },
+  })),
+});

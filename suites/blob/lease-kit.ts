@@ -1,0 +1,248 @@
+// Lease helpers shared by the lease suites (section L): lease actions sent raw
+// (so exactly the headers the claim names go on the wire, including "no ID"),
+// lease state read back from the target, and blobs put into each lease state.
+import { randomUUID } from "node:crypto";
+import type { BlobClient, BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
+import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
+import { WaitTimeout, type RowContext } from "../../fixtures/engine.ts";
+import { currentEvidence } from "../../fixtures/evidence.ts";
+import type { RawResponse } from "../../fixtures/raw.ts";
+import { preconditionFailed } from "../../fixtures/signals.ts";
+import { newBlockBlob } from "./blob-kit.ts";
+
+export const guid = (): string => randomUUID();
+
+export const blobLeaseSource = (rest: string) => `seed: pessimistic concurrency for blobs; REST: ${rest}`;
+export const containerLeaseSource = (rest: string) => `seed: pessimistic concurrency for containers; REST: ${rest}`;
+
+/** What a lease action is aimed at: a blob or a container, by path below the endpoint. */
+export interface LeaseTarget {
+  kind: "blob" | "container";
+  path: string;
+}
+
+export const blobTarget = (b: BlobClient): LeaseTarget => ({ kind: "blob", path: `/${b.containerName}/${b.name}` });
+export const containerTarget = (c: ContainerClient): LeaseTarget => ({ kind: "container", path: `/${c.containerName}` });
+
+const leaseQuery = (x: LeaseTarget): Record<string, string> => (x.kind === "blob" ? { comp: "lease" } : { restype: "container", comp: "lease" });
+const propsQuery = (x: LeaseTarget): Record<string, string> => (x.kind === "blob" ? {} : { restype: "container" });
+
+export type LeaseAction = "acquire" | "renew" | "change" | "release" | "break";
+
+export interface LeaseArgs {
+  /** x-ms-lease-id */
+  id?: string;
+  /** x-ms-proposed-lease-id */
+  proposed?: string;
+  /** x-ms-lease-duration (acquire) */
+  duration?: number;
+  /** x-ms-lease-break-period (break) */
+  breakPeriod?: number;
+}
+
+/** One Lease Blob / Lease Container request, sent raw with exactly the headers given. */
+export async function leaseAction(t: RowContext, x: LeaseTarget, action: LeaseAction, a: LeaseArgs = {}): Promise<RawResponse> {
+  const headers: Record<string, string> = { "x-ms-lease-action": action };
+  if (a.id !== undefined) headers["x-ms-lease-id"] = a.id;
+  if (a.proposed !== undefined) headers["x-ms-proposed-lease-id"] = a.proposed;
+  if (a.duration !== undefined) headers["x-ms-lease-duration"] = String(a.duration);
+  if (a.breakPeriod !== undefined) headers["x-ms-lease-break-period"] = String(a.breakPeriod);
+  return t.raw("blob", { method: "PUT", path: x.path, query: leaseQuery(x), headers });
+}
+
+/** Acquires a lease that the row needs as a precondition; a refusal here is PRECONDITION_FAILED. */
+export async function holdLease(t: RowContext, x: LeaseTarget, duration: number, id = guid()): Promise<{ id: string; res: RawResponse }> {
+  t.step(`acquire a ${duration === -1 ? "infinite" : duration + " s"} lease (setup)`);
+  const res = await leaseAction(t, x, "acquire", { proposed: id, duration });
+  if (res.status !== 201) preconditionFailed(`could not acquire the lease the row needs (${res.status} ${res.errorCode ?? ""})`.trim());
+  return { id, res };
+}
+
+export interface LeaseView {
+  state: string | undefined;
+  status: string | undefined;
+  duration: string | undefined;
+  etag: string | undefined;
+  lastModified: string | undefined;
+  /** The server's Date header of the read. */
+  date: Date | undefined;
+}
+
+/** Reads x-ms-lease-state / -status / -duration (and the ETag) back from the target. */
+export async function readLease(t: RowContext, x: LeaseTarget, leaseId?: string): Promise<LeaseView> {
+  const res = await t.raw("blob", {
+    method: x.kind === "blob" ? "HEAD" : "GET",
+    path: x.path,
+    query: propsQuery(x),
+    headers: leaseId ? { "x-ms-lease-id": leaseId } : {},
+  });
+  expectEqual(`read back the ${x.kind}'s properties: status`, res.status, 200);
+  const h = res.headers;
+  return {
+    state: h["x-ms-lease-state"],
+    status: h["x-ms-lease-status"],
+    duration: h["x-ms-lease-duration"],
+    etag: h["etag"],
+    lastModified: h["last-modified"],
+    date: h["date"] ? new Date(h["date"]) : undefined,
+  };
+}
+
+export type LeaseState = "available" | "leased" | "breaking" | "broken" | "expired";
+
+const LOCKED: LeaseState[] = ["leased", "breaking"];
+
+/** Checks a lease state read back (and the lease status that goes with it). */
+export function checkLeaseState(what: string, v: LeaseView, expected: LeaseState | LeaseState[]): void {
+  const allowed = Array.isArray(expected) ? expected : [expected];
+  expectTrue(`${what}: expected lease state ${allowed.join(" or ")}, got ${v.state ?? "none"}`, allowed.includes(v.state as LeaseState));
+  expectEqual(`${what}: lease status`, v.status, LOCKED.includes(v.state as LeaseState) ? "locked" : "unlocked");
+}
+
+/** Reads the lease state back and checks it. */
+export async function expectLeaseState(t: RowContext, x: LeaseTarget, what: string, expected: LeaseState | LeaseState[]): Promise<LeaseView> {
+  const v = await readLease(t, x);
+  checkLeaseState(what, v, expected);
+  return v;
+}
+
+/**
+ * Shows which ID holds the active lease without changing anything: a read that
+ * carries the holder's ID succeeds, one that carries another ID is refused (412).
+ */
+export async function expectHolder(t: RowContext, x: LeaseTarget, what: string, holder: string, other: string): Promise<void> {
+  t.step(`${what}: read with the holder's ID`);
+  await readLease(t, x, holder);
+  t.step(`${what}: read with another ID`);
+  const res = await t.raw("blob", { method: x.kind === "blob" ? "HEAD" : "GET", path: x.path, query: propsQuery(x), headers: { "x-ms-lease-id": other } });
+  expectRawStatus(`${what}: a read carrying a lease ID that is not the holder's`, res, { status: 412 });
+}
+
+/**
+ * The x-ms-lease-id header left the client (the SDK did not drop it): checked on
+ * the first exchange of the current step, which is the operation under test.
+ */
+export function expectLeaseIdSent(what: string): void {
+  const store = currentEvidence();
+  const ex = store?.exchanges.find((e) => e.step === store.step);
+  expectTrue(`${what}: no exchange recorded`, ex !== undefined);
+  expectSent(what, ex!.requestHeaders, "x-ms-lease-id");
+}
+
+/** Seconds from the server's Date header of `res`. */
+export const serverDate = (res: RawResponse): Date => new Date(res.headers["date"]);
+
+/**
+ * Polls the lease state until it reads `state` (a real wait: expiry, a break
+ * period). The bound is generous; the row's waitSeconds covers it.
+ */
+export async function waitForLeaseState(t: RowContext, x: LeaseTarget, state: LeaseState, timeoutMs: number): Promise<LeaseView> {
+  return t.waitFor(
+    `lease state ${state}`,
+    async () => {
+      const v = await readLease(t, x);
+      return v.state === state ? v : undefined;
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
+}
+
+/** Waits until the server's own clock reads at least `at` (no local clock in a verdict). */
+export async function waitForServerTime(t: RowContext, x: LeaseTarget, at: Date, timeoutMs: number): Promise<LeaseView> {
+  return t.waitFor(
+    `server time ${at.toISOString()}`,
+    async () => {
+      const v = await readLease(t, x);
+      return v.date && v.date.getTime() >= at.getTime() ? v : undefined;
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
+}
+
+/** Break period used to hold a lease in Breaking long enough to act on it. */
+export const BREAKING_PERIOD = 20;
+/** Shortest finite lease. */
+export const SHORTEST = 15;
+
+export interface StatedBlob {
+  b: BlockBlobClient;
+  x: LeaseTarget;
+  /** The holder's ID (A). */
+  a: string;
+  /** Another ID (B). */
+  other: string;
+  /** For Breaking: when the break period ends, by the server's clock. */
+  breakEnds?: Date;
+}
+
+/**
+ * A block blob in the given lease state, held (or last held) by A.
+ * Expired needs a 15 s lease to lapse: the row must set waitSeconds.
+ */
+export async function blobInState(t: RowContext, state: LeaseState, blob?: BlockBlobClient): Promise<StatedBlob> {
+  const b = blob ?? (await newBlockBlob(t));
+  const x = blobTarget(b);
+  const a = guid();
+  const other = guid();
+  if (state === "available") return { b, x, a, other };
+  const duration = state === "expired" ? SHORTEST : -1;
+  await holdLease(t, x, duration, a);
+  if (state === "leased") return { b, x, a, other };
+  if (state === "expired") {
+    t.step("wait for the 15 s lease to expire (setup)");
+    await waitForLeaseState(t, x, "expired", 45_000).catch((err) => {
+      if (!(err instanceof WaitTimeout)) throw err; // a transport fault stays INCONCLUSIVE
+      preconditionFailed("the 15 s lease never read back as expired");
+    });
+    return { b, x, a, other };
+  }
+  t.step(`break the lease, period ${state === "broken" ? 0 : BREAKING_PERIOD} s (setup)`);
+  const res = await leaseAction(t, x, "break", { breakPeriod: state === "broken" ? 0 : BREAKING_PERIOD });
+  if (res.status !== 202) preconditionFailed(`could not break the lease (${res.status} ${res.errorCode ?? ""})`.trim());
+  const v = await readLease(t, x);
+  if (v.state !== state) preconditionFailed(`the lease reads ${v.state ?? "none"} after the break, not ${state}`);
+  const remaining = Number(res.headers["x-ms-lease-time"] ?? "0");
+  return { b, x, a, other, breakEnds: state === "breaking" ? new Date(serverDate(res).getTime() + remaining * 1000) : undefined };
+}
+
+/**
+ * For rows acting on a Breaking lease: the read that follows must still fall
+ * inside the break period (by the server's clock), or the row cannot tell.
+ */
+export function stillBreaking(s: StatedBlob, v: LeaseView, marginMs = 1000): void {
+  if (s.breakEnds && v.date && v.date.getTime() >= s.breakEnds.getTime() - marginMs) {
+    preconditionFailed("the break period ran out before the state could be read back");
+  }
+}
+
+export interface BlobSnapshot {
+  exists: boolean;
+  content?: string;
+  etag?: string;
+  contentType?: string;
+  metadata?: Record<string, string>;
+  uncommitted?: string[];
+  snapshots?: number;
+}
+
+/** Everything a refused write could have changed, read back from the target. */
+export async function blobSnapshot(b: BlockBlobClient | PageBlobClient, container: ContainerClient, kind: "block" | "page"): Promise<BlobSnapshot> {
+  if (!(await b.exists())) return { exists: false };
+  const props = await b.getProperties();
+  const body = await b.downloadToBuffer();
+  const out: BlobSnapshot = {
+    exists: true,
+    content: kind === "page" ? body.toString("base64") : body.toString("utf8"),
+    etag: props.etag,
+    contentType: props.contentType,
+    metadata: props.metadata ?? {},
+  };
+  if (kind === "block") {
+    const list = await (b as BlockBlobClient).getBlockList("uncommitted");
+    out.uncommitted = (list.uncommittedBlocks ?? []).map((x) => x.name);
+  }
+  let snaps = 0;
+  for await (const item of container.listBlobsFlat({ prefix: b.name, includeSnapshots: true })) if (item.name === b.name && item.snapshot) snaps++;
+  out.snapshots = snaps;
+  return out;
+}

@@ -1,0 +1,80 @@
+// Queue helpers shared by the queue suites: raw Get Messages (the wire's own
+// PopReceipt / TimeNextVisible / DequeueCount), peeks, and a lock for the
+// account-wide service properties.
+import type { QueueClient } from "@azure/storage-queue";
+import { expectEqual } from "../../fixtures/assert.ts";
+import type { RowContext } from "../../fixtures/engine.ts";
+import type { RawResponse } from "../../fixtures/raw.ts";
+
+export const queueSource = (rest: string) => `seed: queue section; REST: ${rest}`;
+
+/** The disputed refusal of a stale pop receipt (Q delete-message/requires-pop-receipt). */
+export const STALE_RECEIPT_REFUSAL = { status: [404, 400], code: ["MessageNotFound", "PopReceiptMismatch"] };
+
+export interface WireMessage {
+  messageId: string;
+  popReceipt?: string;
+  timeNextVisible?: string;
+  dequeueCount?: number;
+  text?: string;
+}
+
+const element = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
+
+/** Parses a QueueMessagesList body as it came off the wire. */
+export function parseMessages(body: string): WireMessage[] {
+  return [...body.matchAll(/<QueueMessage>([\s\S]*?)<\/QueueMessage>/g)].map(([, m]) => {
+    const dc = element(m, "DequeueCount");
+    return {
+      messageId: element(m, "MessageId") ?? "",
+      popReceipt: element(m, "PopReceipt"),
+      timeNextVisible: element(m, "TimeNextVisible"),
+      dequeueCount: dc === undefined ? undefined : Number(dc),
+      text: element(m, "MessageText"),
+    };
+  });
+}
+
+export const messagesPath = (q: QueueClient) => `/${q.name}/messages`;
+
+/** Raw Get Messages (or Peek Messages) with the given query. */
+export async function rawGetMessages(t: RowContext, q: QueueClient, query: Record<string, string>): Promise<{ res: RawResponse; messages: WireMessage[] }> {
+  const res = await t.raw("queue", { method: "GET", path: messagesPath(q), query });
+  return { res, messages: res.status === 200 ? parseMessages(res.body) : [] };
+}
+
+/** Raw Peek Messages: what is visible now, without dequeuing it. */
+export async function peek(t: RowContext, q: QueueClient, n = 32): Promise<WireMessage[]> {
+  const { res, messages } = await rawGetMessages(t, q, { peekonly: "true", numofmessages: String(n) });
+  expectEqual("Peek Messages status", res.status, 200);
+  return messages;
+}
+
+/** The IDs of the visible messages. */
+export async function visibleIds(t: RowContext, q: QueueClient): Promise<string[]> {
+  return (await peek(t, q)).map((m) => m.messageId).sort();
+}
+
+/** A fresh queue holding one message. */
+export async function queueWithMessage(t: RowContext, text = "original"): Promise<{ q: QueueClient; id: string }> {
+  const q = await t.newQueue();
+  const sent = await q.sendMessage(text);
+  return { q, id: sent.messageId };
+}
+
+/** A second, independent client on the same queue (another receiver). */
+export function otherClient(t: RowContext, q: QueueClient): QueueClient {
+  return t.clients.queue().getQueueClient(q.name);
+}
+
+/** Seconds between two RFC 1123 dates. */
+export const secondsBetween = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 1000;
+
+// Service properties are account-wide: rows that change them run one at a
+// time within the process (self-tests run many targets against one account).
+let chain: Promise<unknown> = Promise.resolve();
+export function serialised<T>(fn: () => Promise<T>): Promise<T> {
+  const run = chain.then(fn, fn);
+  chain = run.catch(() => undefined);
+  return run;
+}
