@@ -18,8 +18,9 @@ const program = new Command()
   .option("-n, --runs <n>", "full runs to make", "3")
   .option("--args <args>", "extra arguments for each run (e.g. \"--concurrency 16\")", "")
   .option("--out <file>", "where to write the figures as JSON", "reports/bench.json")
+  .option("--latency <ms>", "also run through the self-test proxy with this much latency added per request, and compare with the proxy at 0 ms")
   .parse();
-const opts = program.opts<{ runs: string; args: string; out: string }>();
+const opts = program.opts<{ runs: string; args: string; out: string; latency?: string }>();
 
 function rssOfTree(rootPid: number): number {
   // Sum VmRSS over the process and its descendants, from /proc.
@@ -66,9 +67,10 @@ async function measureAzuriteStart(): Promise<number> {
   return ms;
 }
 
-async function oneRun(i: number, azuriteStartMs: number): Promise<RunFigures> {
+async function oneRun(i: number, azuriteStartMs: number, connectionString?: string): Promise<RunFigures> {
   const dir = mkdtempSync(join(tmpdir(), `bench-${i}-`));
-  const args = ["--import", "tsx", join(ROOT, "bin/conformance.ts"), "--report-dir", dir, ...opts.args.split(" ").filter(Boolean)];
+  const target = connectionString ? ["--connection-string", connectionString] : [];
+  const args = ["--import", "tsx", join(ROOT, "bin/conformance.ts"), "--report-dir", dir, ...target, ...opts.args.split(" ").filter(Boolean)];
   const env = { ...process.env };
   delete env.AZURE_STORAGE_CONNECTION_STRING;
   const t0 = Date.now();
@@ -111,6 +113,31 @@ for (let i = 1; i <= Number(opts.runs); i++) {
     `run ${i}: wall ${(r.wallMs / 1000).toFixed(1)} s, longest wait ${r.longestWaitS} s, floor ${((r.longestWaitS * 1000 + azuriteStartMs) / 1000).toFixed(1)} s, ratio ${r.ratio}, ${r.requests} requests, peak RSS ${r.peakRssMb} MB, exit ${r.exitCode}`,
   );
 }
+let latency: { latencyMs: number; baselineWallS: number; withLatencyWallS: number; ratio: number } | undefined;
+if (opts.latency) {
+  // Same Azurite and proxy for both, so the only difference is the added latency.
+  const { startProxy } = await import("../selftest/proxy.ts");
+  const azurite = await startAzurite();
+  const walls: Record<string, number[]> = { base: [], slow: [] };
+  try {
+    for (let i = 1; i <= Number(opts.runs); i++) {
+      for (const [key, ms] of [["base", 0], ["slow", Number(opts.latency)]] as const) {
+        const proxy = await startProxy({ upstream: azurite.ports, latencyMs: ms });
+        const r = await oneRun(100 + i, 0, proxy.connectionString);
+        await proxy.stop();
+        walls[key].push(r.wallMs);
+        console.log(`proxy run ${i}, ${ms} ms added per request: wall ${(r.wallMs / 1000).toFixed(1)} s, ${r.requests} requests, exit ${r.exitCode}`);
+      }
+    }
+  } finally {
+    await azurite.stop();
+  }
+  const base = median(walls.base) / 1000;
+  const slow = median(walls.slow) / 1000;
+  latency = { latencyMs: Number(opts.latency), baselineWallS: base, withLatencyWallS: slow, ratio: Math.round((slow / base) * 100) / 100 };
+  console.log(`latency: median ${base.toFixed(1)} s at 0 ms, ${slow.toFixed(1)} s at ${opts.latency} ms per request: ratio ${latency.ratio}`);
+}
+
 const first = JSON.stringify(runs[0].verdicts);
 const identical = runs.filter((r) => JSON.stringify(r.verdicts) === first).length;
 const summary = {
@@ -123,6 +150,7 @@ const summary = {
   medianRequests: median(runs.map((r) => r.requests)),
   peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
   identicalVerdicts: `${identical}/${runs.length}`,
+  latency,
 };
 if (identical !== runs.length) {
   for (const [i, r] of runs.entries()) {

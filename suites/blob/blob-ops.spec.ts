@@ -71,13 +71,18 @@ const TESTS: Record<string, BlobOpTests> = {
   "get-blob": {
     async etag(t) {
       const b = await newBlockBlob(t);
-      const first = await b.download();
-      const etag = expectEtag("Get Blob", first.etag);
+      // Raw: the SDK's download throws on an answer without an ETag before this row could judge it.
+      const get = async (what: string) => {
+        const res = await t.raw("blob", { method: "GET", path: blobPath(b) });
+        expectRawStatus(what, res, { status: 200 });
+        return res.headers["etag"];
+      };
+      const etag = expectEtag("Get Blob", await get("Get Blob"));
       expectEqual("Get Blob ETag = Get Blob Properties ETag", etag, (await b.getProperties()).etag);
       const put = await b.upload("rewritten", 9);
-      const second = await b.download();
-      expectChanged("Get Blob after the blob changed", etag, second.etag);
-      expectEqual("Get Blob ETag after the change = Put Blob's ETag", second.etag, put.etag);
+      const second = await get("Get Blob after the blob changed");
+      expectChanged("Get Blob after the blob changed", etag, second);
+      expectEqual("Get Blob ETag after the change = Put Blob's ETag", second, put.etag);
     },
     async conditional(t) {
       const b = await newBlockBlob(t);
