@@ -82,13 +82,21 @@ describe("file double", function () {
   });
 
   describe("mutants of the double (each must make a named file test FAIL)", function () {
+    // Every row any mutant made FAIL: each row that can pass must be among them.
+    const broken = new Set<string>();
     for (const m of DOUBLE_MUTANTS) {
       it(`file/ double mutant ${m.name}: ${m.description}`, async function () {
         const run = await runAgainst(m.flags);
         const failed = run.results.filter((r) => r.status === "FAIL").map((r) => r.id);
+        for (const id of failed) broken.add(id);
         const killers = failed.filter((id) => named(m.kills, id));
         expect(killers, `survived: none of ${m.kills.join(", ")} FAILed\n${summary(run)}`).to.not.be.empty;
       });
     }
+
+    it("file/: every file row that can pass is made to FAIL by some mutant of the double", function () {
+      const canPass = registeredRows().map((r) => r.row.id).filter((id) => isFile(id) && !MANUAL_IDS.includes(id));
+      expect(canPass.filter((id) => !broken.has(id)), "rows no mutant of the double breaks").to.deep.equal([]);
+    });
   });
 });

@@ -76,6 +76,10 @@ describe("applyPin", function () {
   it("INCONCLUSIVE under a FAIL pin stays INCONCLUSIVE (no verdict either way)", function () {
     assert.equal(applyPin(result("a/b", "INCONCLUSIVE", "the target did not answer"), pin()).status, "INCONCLUSIVE");
   });
+
+  it("PRECONDITION_FAILED under a FAIL pin stays PRECONDITION_FAILED (the row could not ask the question)", function () {
+    assert.equal(applyPin(result("a/b", "PRECONDITION_FAILED", "the lease never read back as expired"), pin()).status, "PRECONDITION_FAILED");
+  });
 });
 
 describe("expectation files", function () {

@@ -1,0 +1,52 @@
+// Concurrency changes nothing: the rows run one at a time give the same IDs,
+// verdicts and evidence as the rows run concurrently. Rows that must wait
+// (lease expiry, visibility timeouts) are left out: serially they would cost
+// minutes, and they run outside the pool in every mode anyway.
+import { expect } from "chai";
+import type { RowResult } from "../fixtures/engine.ts";
+import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
+import { registeredRows } from "../fixtures/registry.ts";
+import { sharedAzurite } from "./azurite-fixture.ts";
+
+/** What a row's evidence says, independent of names, ETags, timing and poll counts. */
+function evidenceShape(r: RowResult): string[] {
+  const kinds = new Set(r.evidence.map((e) => `${e.via} ${e.method} ${e.status ?? e.transportError} ${e.errorCode ?? ""}`.trim()));
+  return [...kinds].sort();
+}
+
+describe("concurrency changes no result", function () {
+  let serial: RowResult[] = [];
+  let concurrent: RowResult[] = [];
+  let ids: string[] = [];
+
+  before(async function () {
+    await loadAllSuites();
+    const waiting = new Set(registeredRows().filter((r) => r.row.waitSeconds).map((r) => r.row.id));
+    const select = (id: string) => !waiting.has(id) && !id.startsWith("file/");
+    ids = registeredRows().map((r) => r.row.id).filter(select).sort();
+    const { connectionString } = await sharedAzurite();
+    const run = (concurrency: number) => runHeadless({ connectionString, select, concurrency, expectations: "azurite" }).then((r) => r.results);
+    [serial, concurrent] = await Promise.all([run(1), run(32)]);
+  });
+
+  it("runs the same IDs", function () {
+    expect(serial.map((r) => r.id).sort()).to.deep.equal(ids);
+    expect(concurrent.map((r) => r.id).sort()).to.deep.equal(ids);
+  });
+
+  it("reaches the same verdict and failure signature for every row", function () {
+    const other = new Map(concurrent.map((r) => [r.id, r]));
+    const diffs = serial
+      .filter((s) => s.status !== other.get(s.id)?.status || s.signature !== other.get(s.id)?.signature)
+      .map((s) => `${s.id}: serial ${s.status} ${s.signature ?? ""} / concurrent ${other.get(s.id)?.status} ${other.get(s.id)?.signature ?? ""}`);
+    expect(diffs).to.deep.equal([]);
+  });
+
+  it("records the same kinds of exchange for every row (method, status, error code)", function () {
+    const other = new Map(concurrent.map((r) => [r.id, r]));
+    const diffs = serial
+      .filter((s) => JSON.stringify(evidenceShape(s)) !== JSON.stringify(evidenceShape(other.get(s.id)!)))
+      .map((s) => `${s.id}: serial ${evidenceShape(s).join("; ")} / concurrent ${evidenceShape(other.get(s.id)!).join("; ")}`);
+    expect(diffs).to.deep.equal([]);
+  });
+});
