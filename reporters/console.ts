@@ -50,6 +50,11 @@ export function printSummary(report: Report, files: string[]): void {
     console.log("\nFailures:");
     for (const r of bad) console.log(resultLine(r));
   }
+  const unanswered = report.results.filter((r) => r.status === "INCONCLUSIVE");
+  if (unanswered.length) {
+    console.log(`\nNo verdict (the target did not answer; neither passed nor failed, rerun to decide):`);
+    for (const r of unanswered) console.log(resultLine(r));
+  }
   for (const svc of report.run.target.services.filter((p) => !p.available)) {
     console.log(`Note: ${svc.service} not available (${svc.reason}); its rows are NOT_AVAILABLE.`);
   }
