@@ -23,6 +23,7 @@ import { loadAllSuites } from "../fixtures/headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { ConfigError } from "../fixtures/target.ts";
 import type { Report } from "../reporters/model.ts";
+import { parseArgs, withOneLineErrors } from "./cli-kit.ts";
 
 export const TODO_REASON = "TODO: explain";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -153,34 +154,24 @@ export function writeFiles(files: LoadedFile[], sum: UpdateSummary): void {
   });
 }
 
-/** Commander's error (and its "Did you mean" hint) on one line. */
-function oneLineError(text: string): string {
-  const line = text.trim().split("\n").filter(Boolean).join(" ");
-  return (line.endsWith(".") ? line.slice(0, -1) : line) + " (see --help)\n";
-}
-
-const program = new Command()
-  .name("expectations:update")
-  .description(
-    "Rewrites a target's expectation file from a run's report, for a person to review: pins FAIL results (status + signature), drops pins of rows that now pass, keeps reasons and links; new pins get the reason \"" +
-      TODO_REASON +
-      '". Topic files (<target>.<topic>.json) are updated in place.',
-  )
-  .argument("[target]", "target name: expectations/<target>.json (e.g. azurite, live)")
-  .option("-r, --report <path>", "the run's conformance.json (default: $CONFORMANCE_REPORT_DIR or reports, /conformance.json)")
-  .option("-e, --expectations <path>", "an expectation file by path (for a target kept outside this package)")
-  .option("-f, --force", "update even though the report was made with another expectation file")
-  .option("-n, --dry-run", "say what would change, write nothing")
-  .showSuggestionAfterError()
-  .configureOutput({ outputError: (str, write) => write(oneLineError(str)) })
-  .exitOverride();
+const program = withOneLineErrors(
+  new Command()
+    .name("expectations:update")
+    .description(
+      "Rewrites a target's expectation file from a run's report, for a person to review: pins FAIL results (status + signature), drops pins of rows that now pass, keeps reasons and links; new pins get the reason \"" +
+        TODO_REASON +
+        '". Topic files (<target>.<topic>.json) are updated in place.',
+    )
+    .argument("[target]", "target name: expectations/<target>.json (e.g. azurite, live)")
+    .option("-r, --report <path>", "the run's conformance.json (default: $CONFORMANCE_REPORT_DIR or reports, /conformance.json)")
+    .option("-e, --expectations <path>", "an expectation file by path (for a target kept outside this package)")
+    .option("-f, --force", "update even though the report was made with another expectation file")
+    .option("-n, --dry-run", "say what would change, write nothing"),
+);
 
 async function main(): Promise<number> {
-  try {
-    program.parse();
-  } catch (err) {
-    return (err as { code?: string }).code === "commander.helpDisplayed" ? 0 : 2;
-  }
+  const stop = parseArgs(program);
+  if (stop !== undefined) return stop;
   const [name] = program.args as [string | undefined];
   const opts = program.opts<{ report?: string; expectations?: string; force?: boolean; dryRun?: boolean }>();
   if (!name && !opts.expectations) throw new ConfigError("name a target (e.g. `npm run expectations:update -- azurite`) or pass --expectations <path>.");

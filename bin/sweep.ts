@@ -14,6 +14,7 @@ import { ENV } from "../fixtures/config.ts";
 import { NAME_PREFIX, prefixTime } from "../fixtures/names.ts";
 import { preflight } from "../fixtures/preflight.ts";
 import { ConfigError, resolveConnectionString, SERVICES, type Service } from "../fixtures/target.ts";
+import { parseArgs, withOneLineErrors } from "./cli-kit.ts";
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 // Run prefixes made before this are not ours (the suite did not exist).
@@ -36,32 +37,22 @@ export function isOldLeftover(name: string, cutoff: number): boolean {
   return made !== undefined && made >= EPOCH && made < cutoff;
 }
 
-/** Commander's error (and its "Did you mean" hint) on one line. */
-function oneLineError(text: string): string {
-  const line = text.trim().split("\n").filter(Boolean).join(" ");
-  return (line.endsWith(".") ? line.slice(0, -1) : line) + " (see --help)\n";
-}
-
-const program = new Command()
-  .name("sweep")
-  .description(
-    `Removes containers, queues, tables and shares that earlier conformance runs left behind: names starting with the run prefix ("${NAME_PREFIX}" + start time + 4 hex digits) whose start time is older than --older-than. Nothing else is touched. Leases are broken first.`,
-  )
-  .option("-c, --connection-string <cs>", `target connection string (env ${ENV.connectionString})`)
-  .option("--older-than <age>", "minimum age of a run's resources, e.g. 2h, 30m, 1d", "24h")
-  .option("-s, --services <list>", "comma-separated services to sweep (default: all the target answers)")
-  .option("-n, --dry-run", "list what would be removed, remove nothing")
-  .option("--env-file <path>", "dotenv file to read", ".env")
-  .showSuggestionAfterError()
-  .configureOutput({ outputError: (str, write) => write(oneLineError(str)) })
-  .exitOverride();
+const program = withOneLineErrors(
+  new Command()
+    .name("sweep")
+    .description(
+      `Removes containers, queues, tables and shares that earlier conformance runs left behind: names starting with the run prefix ("${NAME_PREFIX}" + start time + 4 hex digits) whose start time is older than --older-than. Nothing else is touched. Leases are broken first.`,
+    )
+    .option("-c, --connection-string <cs>", `target connection string (env ${ENV.connectionString})`)
+    .option("--older-than <age>", "minimum age of a run's resources, e.g. 2h, 30m, 1d", "24h")
+    .option("-s, --services <list>", "comma-separated services to sweep (default: all the target answers)")
+    .option("-n, --dry-run", "list what would be removed, remove nothing")
+    .option("--env-file <path>", "dotenv file to read", ".env"),
+);
 
 async function main(): Promise<number> {
-  try {
-    program.parse();
-  } catch (err) {
-    return (err as { code?: string }).code === "commander.helpDisplayed" ? 0 : 2;
-  }
+  const stop = parseArgs(program);
+  if (stop !== undefined) return stop;
   const opts = program.opts<{ connectionString?: string; olderThan: string; services?: string; dryRun?: boolean; envFile: string }>();
   dotenv.config({ path: opts.envFile, quiet: true });
   const age = parseAge(opts.olderThan);

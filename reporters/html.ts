@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RowResult, Status } from "../fixtures/engine.ts";
-import type { MatrixSection } from "../fixtures/registry.ts";
+import { sectionRank, type MatrixSection } from "../fixtures/registry.ts";
 import { cellResults, cellVerdict } from "./markdown.ts";
 import { failsRun, STATUSES, type Report } from "./model.ts";
 
@@ -159,7 +159,7 @@ export function tableCounts(results: RowResult[]): TableCounts[] {
       if (r.status === "PASS") t.docPassed += 1;
     }
   }
-  return [...out.values()].sort((a, b) => a.table.localeCompare(b.table, "en", { numeric: true }));
+  return [...out.values()].sort((a, b) => sectionRank(a.table) - sectionRank(b.table));
 }
 
 function certification(report: Report): string {
