@@ -1,7 +1,7 @@
 // Mutants for T2 Blob operations (suites/blob/blob-ops*.spec.ts): at least one
 // documented deviation per `doc` row, each named with the rows that must
 // catch it. Kills name only rows that pass on the plain embedded Azurite.
-import { query, segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { query, segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 const P = "blob/blob-ops/";
 
@@ -226,11 +226,7 @@ export const MUTANTS: Mutant[] = [
     description: "Set Blob Metadata reports 200 for a stale If-Match (the write is not applied)",
     kills: [`${P}set-blob-metadata/conditional`],
     onResponse(req, res) {
-      if (isOp(req, "set-blob-metadata") && res.status === 412) {
-        res.status = 200;
-        delete res.headers["x-ms-error-code"];
-        res.body = Buffer.alloc(0);
-      }
+      if (isOp(req, "set-blob-metadata") && res.status === 412) toSuccess(res, 200);
     },
   },
   {

@@ -1,7 +1,7 @@
 // Mutants for T1 Container operations (suites/blob/container-ops.spec.ts):
 // at least one documented deviation per row, each named with the rows that
 // must catch it.
-import { query, segments, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { query, segments, toSuccess, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 const P = "blob/container-ops/";
 
@@ -58,13 +58,6 @@ function fakeSuccess(req: ProxyRequest, status: number, etag?: string): ProxyRes
   return { status, headers, body: Buffer.alloc(0) };
 }
 
-/** Turns an error answer into a plain success, leaving the target's state as it was. */
-function toSuccess(res: ProxyResponse, status = 200): void {
-  res.status = status;
-  delete res.headers["x-ms-error-code"];
-  delete res.headers["content-type"];
-  res.body = Buffer.alloc(0);
-}
 
 function dropEtag(...ops: ContainerOp[]) {
   return (req: ProxyRequest, res: ProxyResponse) => {

@@ -2,7 +2,7 @@
 // optimistic.spec.ts): a stale read served after a write, an implicit
 // condition on unconditional writes, a swallowed 412, and a race with two winners.
 import { blobKey, blobOp, errorResponse, isOp, ok } from "./blob-ops.ts";
-import type { Mutant, ProxyRequest, ProxyResponse } from "./types.ts";
+import { toSuccess, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 const CONDITIONALS = ["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"];
 const unconditional = (req: ProxyRequest) => !CONDITIONALS.some((h) => req.headers[h]);
@@ -57,11 +57,7 @@ export const MUTANTS: Mutant[] = [
     description: "Put Blob with a stale If-Match is reported as 201 Created (the write is not applied)",
     kills: ["general/optimistic-flow"],
     onResponse(req, res) {
-      if (isOp(req, "put-blob") && res.status === 412) {
-        res.status = 201;
-        delete res.headers["x-ms-error-code"];
-        res.body = Buffer.alloc(0);
-      }
+      if (isOp(req, "put-blob") && res.status === 412) toSuccess(res, 201);
     },
   },
   {

@@ -9,7 +9,7 @@
 // proxy follows it from the lease actions it forwards and the lease state the
 // target reports on reads (track()), never from the rows' own code.
 import { blobOp, errorResponse, type BlobOp } from "./blob-ops.ts";
-import { query, segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { query, segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 type LeaseState = "available" | "leased" | "breaking" | "broken" | "expired";
 
@@ -65,14 +65,6 @@ function track(req: ProxyRequest, res: ProxyResponse, state: MutantState): void 
   if (ok(res) && reported && (req.method === "HEAD" || req.method === "GET")) state.set(key, { ...cur, state: reported as LeaseState });
 }
 
-/** Turns an answer into a plain success; the target's state is left as it was. */
-function toSuccess(res: ProxyResponse, status: number, extra: Record<string, string> = {}): void {
-  res.status = status;
-  delete res.headers["x-ms-error-code"];
-  delete res.headers["content-type"];
-  Object.assign(res.headers, extra);
-  res.body = Buffer.alloc(0);
-}
 
 const S = "blob/lease/state/";
 /** Lease-state cells: cells("renew", "leased", "expired") → blob/lease/state/renew/leased, …/renew/expired. */

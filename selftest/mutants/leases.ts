@@ -1,7 +1,7 @@
 // Mutants for section L, leases (suites/blob/lease*.spec.ts,
 // suites/blob/container-lease.spec.ts): each one a documented way a target
 // could get leases wrong, named with the rows that must catch it.
-import { query, segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { query, segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 type BlobOp =
   | "put-blob"
@@ -74,13 +74,6 @@ const pathOf = (req: ProxyRequest) => segments(req).join("/");
 const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
 const code = (res: ProxyResponse) => res.headers["x-ms-error-code"] ?? /<Code>([^<]+)<\/Code>/.exec(res.body.toString("utf8"))?.[1];
 
-/** Turns an error answer into a plain success; the target's state is left as it was. */
-function toSuccess(res: ProxyResponse, status: number): void {
-  res.status = status;
-  delete res.headers["x-ms-error-code"];
-  delete res.headers["content-type"];
-  res.body = Buffer.alloc(0);
-}
 
 function errorResponse(req: ProxyRequest, status: number, c: string): ProxyResponse {
   const body = req.method === "HEAD" ? "" : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${c}</Code><Message>${c}</Message></Error>`;

@@ -50,3 +50,12 @@ export function segments(req: ProxyRequest): string[] {
   const parts = new URL(req.url, "http://x").pathname.split("/").filter(Boolean).map(decodeURIComponent);
   return parts[0] === "devstoreaccount1" ? parts.slice(1) : parts;
 }
+
+/** Turns an answer into a plain success with no body; the target's state is left as it was. */
+export function toSuccess(res: ProxyResponse, status = 200, extra: Record<string, string> = {}): void {
+  res.status = status;
+  delete res.headers["x-ms-error-code"];
+  delete res.headers["content-type"];
+  Object.assign(res.headers, extra);
+  res.body = Buffer.alloc(0);
+}
