@@ -48,7 +48,8 @@ export function blobOp(req: ProxyRequest): BlobOp | undefined {
       if (!comp) return "get-blob";
       return ({ metadata: "get-blob-metadata", blocklist: "get-block-list", pagelist: "get-page-ranges" } as Record<string, BlobOp>)[comp];
     case "HEAD":
-      return comp ? undefined : "get-blob-properties";
+      if (!comp) return "get-blob-properties";
+      return comp === "metadata" ? "get-blob-metadata" : undefined;
     case "DELETE":
       return comp ? undefined : "delete-blob";
   }

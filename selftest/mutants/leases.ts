@@ -1,52 +1,8 @@
 // Mutants for section L, leases (suites/blob/lease*.spec.ts,
 // suites/blob/container-lease.spec.ts): each one a documented way a target
 // could get leases wrong, named with the rows that must catch it.
+import { blobOp, type BlobOp } from "./blob-ops.ts";
 import { query, segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
-
-type BlobOp =
-  | "put-blob"
-  | "get-blob"
-  | "get-blob-properties"
-  | "set-blob-properties"
-  | "get-blob-metadata"
-  | "set-blob-metadata"
-  | "delete-blob"
-  | "put-block"
-  | "put-block-list"
-  | "get-block-list"
-  | "put-page"
-  | "get-page-ranges"
-  | "snapshot-blob"
-  | "copy-blob"
-  | "abort-copy-blob"
-  | "lease-blob";
-
-/** Which of the seed's lease-honouring blob operations a request is, if any. */
-function blobOp(req: ProxyRequest): BlobOp | undefined {
-  if (req.service !== "blob" || segments(req).length < 2) return undefined;
-  const q = query(req);
-  const comp = q.get("comp");
-  const m = req.method;
-  if (!comp) {
-    if (m === "PUT") return req.headers["x-ms-copy-source"] ? "copy-blob" : "put-blob";
-    if (m === "GET") return "get-blob";
-    if (m === "HEAD") return "get-blob-properties";
-    if (m === "DELETE") return "delete-blob";
-    return undefined;
-  }
-  const table: Record<string, Partial<Record<string, BlobOp>>> = {
-    properties: { PUT: "set-blob-properties" },
-    metadata: { GET: "get-blob-metadata", HEAD: "get-blob-metadata", PUT: "set-blob-metadata" },
-    block: { PUT: "put-block" },
-    blocklist: { PUT: "put-block-list", GET: "get-block-list" },
-    page: { PUT: "put-page" },
-    pagelist: { GET: "get-page-ranges" },
-    snapshot: { PUT: "snapshot-blob" },
-    copy: { PUT: "abort-copy-blob" },
-    lease: { PUT: "lease-blob" },
-  };
-  return table[comp]?.[m];
-}
 
 const SUCCESS: Record<BlobOp, number> = {
   "put-blob": 201,
