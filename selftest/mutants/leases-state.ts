@@ -12,6 +12,8 @@ import { blobOp, errorResponse, type BlobOp } from "./blob-ops.ts";
 import { query, segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 type LeaseState = "available" | "leased" | "breaking" | "broken" | "expired";
+/** The lease-state table's columns: the lease states, and an Expired lease whose blob was then written. */
+type Column = LeaseState | "expired-modified";
 
 interface Tracked {
   state: LeaseState;
@@ -19,8 +21,13 @@ interface Tracked {
   holder?: string;
   /** Acquired with a finite duration. */
   finite?: boolean;
+  /** x-ms-lease-duration of the acquire. */
+  duration?: string;
+  /** The blob was written while the lease read Expired (the lease's ID, A, is kept in holder). */
+  writtenAfterExpiry?: boolean;
 }
 
+const WRITES: BlobOp[] = ["put-blob", "set-blob-properties", "set-blob-metadata", "put-block", "put-block-list", "put-page"];
 const isLease = (req: ProxyRequest) => req.service === "blob" && req.method === "PUT" && query(req).get("comp") === "lease";
 const isContainer = (req: ProxyRequest) => req.service === "blob" && segments(req).length === 1 && query(req).get("restype") === "container";
 const action = (req: ProxyRequest) => (req.headers["x-ms-lease-action"] ?? "").toLowerCase();
@@ -44,7 +51,7 @@ function track(req: ProxyRequest, res: ProxyResponse, state: MutantState): void 
     const granted = res.headers["x-ms-lease-id"] ?? req.headers["x-ms-proposed-lease-id"];
     switch (action(req)) {
       case "acquire":
-        state.set(key, { state: "leased", holder: granted, finite: (req.headers["x-ms-lease-duration"] ?? "-1") !== "-1" });
+        state.set(key, { state: "leased", holder: granted, finite: (req.headers["x-ms-lease-duration"] ?? "-1") !== "-1", duration: req.headers["x-ms-lease-duration"] });
         break;
       case "renew":
         state.set(key, { ...cur, state: "leased" });
@@ -61,6 +68,10 @@ function track(req: ProxyRequest, res: ProxyResponse, state: MutantState): void 
     }
     return;
   }
+  if (ok(res) && cur.state === "expired" && WRITES.includes(blobOp(req)!)) {
+    state.set(key, { ...cur, writtenAfterExpiry: true });
+    return;
+  }
   const reported = res.headers["x-ms-lease-state"];
   if (ok(res) && reported && (req.method === "HEAD" || req.method === "GET")) state.set(key, { ...cur, state: reported as LeaseState });
 }
@@ -68,7 +79,7 @@ function track(req: ProxyRequest, res: ProxyResponse, state: MutantState): void 
 
 const S = "blob/lease/state/";
 /** Lease-state cells: cells("renew", "leased", "expired") → blob/lease/state/renew/leased, …/renew/expired. */
-const cells = (act: string, ...states: LeaseState[]) => states.map((s) => `${S}${act}/${s}`);
+const cells = (act: string, ...states: Column[]) => states.map((s) => `${S}${act}/${s}`);
 const ALL: LeaseState[] = ["available", "leased", "breaking", "broken", "expired"];
 
 /**
@@ -175,8 +186,8 @@ export const MUTANTS: Mutant[] = [
     name: "leases-state-status-unlocked-while-held",
     description: "x-ms-lease-status reads unlocked while the lease is Leased or Breaking (the status is not derived from the state)",
     kills: [
-      ...cells("acquire", ...ALL),
-      ...cells("acquire-same", ...ALL),
+      ...cells("acquire", ...ALL, "expired-modified"),
+      ...cells("acquire-same", ...ALL, "expired-modified"),
       ...cells("renew", "leased", "breaking", "expired"),
       ...cells("renew-other", "leased", "breaking"),
       ...cells("change", "leased", "breaking"),
@@ -192,11 +203,11 @@ export const MUTANTS: Mutant[] = [
     name: "leases-state-status-locked-while-free",
     description: "x-ms-lease-status reads locked while the lease is Available, Broken or Expired (a lease that ever existed keeps the blob locked)",
     kills: [
-      ...cells("renew", "available", "broken"),
-      ...cells("renew-other", "available", "broken"),
-      ...cells("change", "available", "broken", "expired"),
+      ...cells("renew", "available", "broken", "expired-modified"),
+      ...cells("renew-other", "available", "broken", "expired-modified"),
+      ...cells("change", "available", "broken", "expired", "expired-modified"),
       ...cells("release", ...ALL),
-      ...cells("release-other", "available", "broken", "expired"),
+      ...cells("release-other", "available", "broken", "expired", "expired-modified"),
       ...cells("break-0", ...ALL),
       ...cells("break-period", "available", "broken", "expired"),
     ],
@@ -322,6 +333,51 @@ export const MUTANTS: Mutant[] = [
     [`${ABORT}with-id`],
     (req, lease) => (locked(lease) && req.headers["x-ms-lease-id"] ? errorResponse(req, 412, "LeaseIdMismatchWithBlobOperation") : abortAsDocumented(req, lease)),
   ),
+  // An Expired lease whose blob was then written (column expired-modified).
+  {
+    name: "leases-state-renew-after-write",
+    description:
+      "A lease that expired and whose blob was then written without a lease ID can still be renewed by its holder: 200, leased again for its old duration (Azurite#2352, fixed in 3.31.0; the proxy sends the renew on as an acquire of A)",
+    kills: cells("renew", "expired-modified"),
+    onRequest(req, state) {
+      const lease = tracked(req, state);
+      if (!isLease(req) || action(req) !== "renew" || !lease.writtenAfterExpiry || !sameId(req.headers["x-ms-lease-id"], lease.holder)) return;
+      state.set(`renewed:${keyOf(req)}`, true);
+      req.headers["x-ms-lease-action"] = "acquire";
+      req.headers["x-ms-proposed-lease-id"] = req.headers["x-ms-lease-id"];
+      req.headers["x-ms-lease-duration"] = lease.duration ?? "-1";
+      delete req.headers["x-ms-lease-id"];
+    },
+    onResponse(req, res, state) {
+      track(req, res, state);
+      if (state.get(`renewed:${keyOf(req)}`) !== true) return;
+      state.delete(`renewed:${keyOf(req)}`);
+      if (res.status === 201) res.status = 200;
+    },
+  },
+  {
+    name: "leases-state-renew-after-write-code",
+    description:
+      "Renewing a lease that expired before its blob was written is refused with the wrong code: 409 LeaseNotPresentWithLeaseOperation instead of LeaseIdMismatchWithLeaseOperation",
+    kills: cells("renew", "expired-modified"),
+    onResponse(req, res, state) {
+      const written = tracked(req, state).writtenAfterExpiry;
+      track(req, res, state);
+      if (isLease(req) && action(req) === "renew" && written && res.status === 409) {
+        Object.assign(res, errorResponse(req, 409, "LeaseNotPresentWithLeaseOperation"));
+      }
+    },
+  },
+  {
+    name: "leases-state-written-lease-still-present",
+    description:
+      "A lease that expired and whose blob was then written still counts as present: acquire (another ID or the old one) is refused 409 LeaseAlreadyPresent",
+    kills: [...cells("acquire", "expired-modified"), ...cells("acquire-same", "expired-modified")],
+    onRequest(req, state) {
+      if (isLease(req) && action(req) === "acquire" && tracked(req, state).writtenAfterExpiry) return errorResponse(req, 409, "LeaseAlreadyPresent");
+    },
+    onResponse: track,
+  },
   // Pinned rows: the target answering as the catalogue does must not pass unnoticed.
   {
     name: "leases-state-proposed-id-validated",

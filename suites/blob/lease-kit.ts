@@ -89,6 +89,14 @@ export async function readLease(t: RowContext, x: LeaseTarget, leaseId?: string)
 }
 
 export type LeaseState = "available" | "leased" | "breaking" | "broken" | "expired";
+/**
+ * A state a row can put a blob in: a lease state, or "expired-modified" (an
+ * Expired lease whose blob was then written without a lease ID, which is what
+ * decides renew A: blob/lease/state/renew/expired-modified).
+ */
+export type StatedLease = LeaseState | "expired-modified";
+/** States that need a real 15 s lease to lapse first (the row must set waitSeconds). */
+export const lapses = (s: StatedLease): s is "expired" | "expired-modified" => s === "expired" || s === "expired-modified";
 
 const LOCKED: LeaseState[] = ["leased", "breaking"];
 
@@ -178,22 +186,28 @@ export interface StatedBlob {
 /**
  * A block blob in the given lease state, held (or last held) by A.
  * Expired needs a 15 s lease to lapse: the row must set waitSeconds.
+ * Expired-modified then has a Put Blob without a lease ID change the blob.
  */
-export async function blobInState(t: RowContext, state: LeaseState, blob?: BlockBlobClient): Promise<StatedBlob> {
+export async function blobInState(t: RowContext, state: StatedLease, blob?: BlockBlobClient): Promise<StatedBlob> {
   const b = blob ?? (await newBlockBlob(t));
   const x = blobTarget(b);
   const a = guid();
   const other = guid();
   if (state === "available") return { b, x, a, other };
-  const duration = state === "expired" ? SHORTEST : -1;
+  const duration = lapses(state) ? SHORTEST : -1;
   await holdLease(t, x, duration, a);
   if (state === "leased") return { b, x, a, other };
-  if (state === "expired") {
+  if (lapses(state)) {
     t.step("wait for the 15 s lease to expire (setup)");
     await waitForLeaseState(t, x, "expired", 45_000).catch((err) => {
       if (!(err instanceof WaitTimeout)) throw err; // a transport fault stays INCONCLUSIVE
       preconditionFailed("the 15 s lease never read back as expired");
     });
+    if (state === "expired-modified") {
+      t.step("Put Blob without a lease ID after the expiry (setup)");
+      const res = await t.raw("blob", { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written after the lease expired" });
+      if (res.status !== 201) preconditionFailed(`the write without a lease ID after the expiry was refused (${res.status} ${res.errorCode ?? ""})`.trim());
+    }
     return { b, x, a, other };
   }
   t.step(`break the lease, period ${state === "broken" ? 0 : BREAKING_PERIOD} s (setup)`);

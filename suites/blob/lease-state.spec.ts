@@ -2,7 +2,8 @@
 // per cell, each on its own blob put into the state first. The state after the
 // action is read back (x-ms-lease-state, x-ms-lease-status) and, where a lease
 // is held, so is its holder. Expired cells wait for a 15 s lease to lapse; they
-// start at once and run side by side.
+// start at once and run side by side. Column expired-modified: the lease
+// expired, then a Put Blob without a lease ID changed the blob.
 import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
@@ -17,6 +18,7 @@ import {
   expectLeaseState,
   guid,
   holdLease,
+  lapses,
   leaseAction,
   readLease,
   SHORTEST,
@@ -26,6 +28,7 @@ import {
   type LeaseArgs,
   type LeaseState,
   type StatedBlob,
+  type StatedLease,
 } from "./lease-kit.ts";
 import { newBlockBlob } from "./blob-kit.ts";
 
@@ -36,7 +39,7 @@ const CHANGED = "changed by a writer";
 const BREAK_PERIOD = 15;
 
 type Action = "acquire" | "acquire-same" | "renew" | "renew-other" | "change" | "release" | "release-other" | "break-0" | "break-period";
-const STATES: LeaseState[] = ["available", "leased", "breaking", "broken", "expired"];
+const STATES: StatedLease[] = ["available", "leased", "breaking", "broken", "expired", "expired-modified"];
 
 interface Outcome {
   status: number;
@@ -63,15 +66,27 @@ const c409 = (after: LeaseState | LeaseState[], code?: string, holder?: "A"): Ou
 // Breaking an expired lease: the REST table gives Available; the catalogue only
 // says 202. Either way the lease must no longer lock the blob.
 const EXPIRED_BROKEN: LeaseState[] = ["available", "broken"];
+// Expired, then written: the write may also have reset the lease to Available
+// (Azurite does); either way the blob must stay unleased.
+const WRITTEN: LeaseState[] = ["expired", "available"];
 
-/** The catalogue's table (status, code) with the REST table's resulting state. */
-const TABLE: Record<Action, Record<LeaseState, Outcome>> = {
+/**
+ * The catalogue's table (status, code) with the REST table's resulting state.
+ * Column expired-modified has the catalogue's cells (acquire, acquire A, renew
+ * A) and, marked so, the Expired column's 409s that hold whether or not the
+ * write made the target forget A. Release A and break have no cell there: the
+ * Expired column's 200/202 assume the target still knows A's lease, which renew
+ * A's LeaseIdMismatchWithLeaseOperation says it may not, and neither the
+ * catalogue nor the REST page settles it.
+ */
+const TABLE: Record<Action, Record<LeaseState, Outcome> & { "expired-modified"?: Outcome }> = {
   acquire: {
     available: { status: 201, after: "leased", holder: "B" },
     leased: c409("leased", "LeaseAlreadyPresent", "A"),
     breaking: c409("breaking", "LeaseAlreadyPresent", "A"),
     broken: { status: 201, after: "leased", holder: "B" },
     expired: { status: 201, after: "leased", holder: "B" },
+    "expired-modified": { status: 201, after: "leased", holder: "B" },
   },
   "acquire-same": {
     available: { status: 201, after: "leased", holder: "A" },
@@ -79,6 +94,7 @@ const TABLE: Record<Action, Record<LeaseState, Outcome>> = {
     breaking: c409("breaking", "LeaseIsBreakingAndCannotBeAcquired", "A"),
     broken: { status: 201, after: "leased", holder: "A" },
     expired: { status: 201, after: "leased", holder: "A" },
+    "expired-modified": { status: 201, after: "leased", holder: "A" },
   },
   renew: {
     available: c409("available"),
@@ -87,6 +103,9 @@ const TABLE: Record<Action, Record<LeaseState, Outcome>> = {
     broken: c409("broken", "LeaseIsBrokenAndCannotBeRenewed"),
     // "200 if the blob was not modified": these blobs are not.
     expired: { status: 200, after: "leased", holder: "A" },
+    // …and once it was (blob/lease/state/renew/expired-modified), the lease is
+    // gone: the catalogue's code, the one Azure's own SDK tests assert.
+    "expired-modified": c409(WRITTEN, "LeaseIdMismatchWithLeaseOperation"),
   },
   "renew-other": {
     available: c409("available"),
@@ -94,6 +113,8 @@ const TABLE: Record<Action, Record<LeaseState, Outcome>> = {
     breaking: c409("breaking", undefined, "A"),
     broken: c409("broken"),
     expired: c409("expired"),
+    // The Expired column's outcome (blob/lease/state/renew-other/expired).
+    "expired-modified": c409(WRITTEN),
   },
   change: {
     available: c409("available"),
@@ -101,6 +122,8 @@ const TABLE: Record<Action, Record<LeaseState, Outcome>> = {
     breaking: c409("breaking", "LeaseIsBreakingAndCannotBeChanged", "A"),
     broken: c409("broken"),
     expired: c409("expired"),
+    // The Expired column's outcome (blob/lease/state/change/expired).
+    "expired-modified": c409(WRITTEN),
   },
   release: {
     available: c409("available"),
@@ -115,6 +138,8 @@ const TABLE: Record<Action, Record<LeaseState, Outcome>> = {
     breaking: c409("breaking", undefined, "A"),
     broken: c409("broken"),
     expired: c409("expired"),
+    // The Expired column's outcome (blob/lease/state/release-other/expired).
+    "expired-modified": c409(WRITTEN),
   },
   "break-0": {
     available: c409("available", "LeaseNotPresentWithLeaseOperation"),
@@ -134,11 +159,17 @@ const TABLE: Record<Action, Record<LeaseState, Outcome>> = {
 
 const claimText = (o: Outcome) => `${o.status}${o.code ? " " + o.code : ""}${o.status < 300 ? ` → ${Array.isArray(o.after) ? "unlocked" : o.after}` : ""}`;
 
-async function runCell(t: RowContext, action: (typeof ACTIONS)[number], state: LeaseState): Promise<void> {
-  const expected = TABLE[action.action][state];
+/** The states whose column has a cell for this action. */
+const statesOf = (action: (typeof ACTIONS)[number]) => STATES.filter((state) => TABLE[action.action][state]);
+const stateLabel = (state: StatedLease) => (state === "expired-modified" ? "expired, then written without a lease ID" : state);
+const onState = (state: StatedLease) =>
+  state === "expired-modified" ? "an expired lease after a write" : `${state === "available" || state === "expired" ? "an" : "a"} ${state} lease`;
+
+async function runCell(t: RowContext, action: (typeof ACTIONS)[number], state: StatedLease): Promise<void> {
+  const expected = TABLE[action.action][state]!;
   const s = await blobInState(t, state);
   const { verb, args } = action.send(s);
-  const what = `${action.label} on ${state === "available" || state === "expired" ? "an" : "a"} ${state} lease`;
+  const what = `${action.label} on ${onState(state)}`;
   t.step(what);
   const res: RawResponse = await leaseAction(t, s.x, verb, args);
   t.note("response", { status: res.status, code: res.errorCode ?? null, leaseTime: res.headers["x-ms-lease-time"] ?? null });
@@ -160,13 +191,13 @@ async function runCell(t: RowContext, action: (typeof ACTIONS)[number], state: L
 }
 
 const rows: RowDef[] = ACTIONS.flatMap((action) =>
-  STATES.map((state) => ({
+  statesOf(action).map((state) => ({
     id: `${P}${action.action}/${state}`,
-    title: `Lease Blob ${action.label}, lease ${state}: ${claimText(TABLE[action.action][state])}`,
+    title: `Lease Blob ${action.label}, lease ${stateLabel(state)}: ${claimText(TABLE[action.action][state]!)}`,
     level: "rest" as const,
     source: SOURCE,
     service: "blob" as const,
-    waitSeconds: state === "expired" ? SHORTEST : undefined,
+    waitSeconds: lapses(state) ? SHORTEST : undefined,
     run: (t: RowContext) => runCell(t, action, state),
   })),
 );
@@ -255,10 +286,15 @@ defineMatrix({
   title: "Lease actions × lease states (Lease Blob)",
   source: "REST: Lease Blob, outcomes of lease operations on blobs by lease state; A = the holder's ID, B = another ID",
   order: 32,
-  columns: STATES.map((state) => ({ key: state, header: state === "available" ? "Available" : `${state[0].toUpperCase()}${state.slice(1)}(A)` })),
+  columns: STATES.map((state) => ({
+    key: state,
+    header: state === "available" ? "Available" : state === "expired-modified" ? "Expired(A), then written" : `${state[0].toUpperCase()}${state.slice(1)}(A)`,
+  })),
   rows: ACTIONS.map((action) => ({
     label: action.label,
-    cells: Object.fromEntries(STATES.map((state) => [state, { claim: claimText(TABLE[action.action][state]), id: `${P}${action.action}/${state}` }])),
+    cells: Object.fromEntries(
+      statesOf(action).map((state) => [state, { claim: claimText(TABLE[action.action][state]!), id: `${P}${action.action}/${state}` }]),
+    ),
   })),
 });
 
