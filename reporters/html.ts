@@ -1,15 +1,16 @@
 // The HTML report: one self-contained page (no external resources) for an
 // emulator team to publish. At the top a certification summary (`doc` rows
 // passed / total per catalogue table), then the seed article's tables with a
-// coloured cell per claim, each cell opening its evidence, then every row by
-// table. Every value that came from a server or a test goes through esc().
+// coloured cell per claim, each cell (and each of its sub-verdicts) opening
+// its evidence, then every row by table. Every value that came from a server
+// or a test goes through esc().
 // A Content-Security-Policy allows only the one inline script below, so even
 // an escaping slip could not run injected script.
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RowResult, Status } from "../fixtures/engine.ts";
-import { sectionRank, type MatrixSection } from "../fixtures/registry.ts";
+import { sectionRank, type MatrixCell, type MatrixSection } from "../fixtures/registry.ts";
 import { cellResults, cellVerdict } from "./markdown.ts";
 import { failsRun, STATUSES, type Report } from "./model.ts";
 
@@ -37,7 +38,8 @@ th{background:#f6f8fa}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace
 .st-inconclusive{background:#e5d4ff}.st-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3f3f3 4px,#f3f3f3 8px);color:#57606a}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;white-space:nowrap}.cert th .badge{white-space:normal}
 details>summary{cursor:pointer}details[open]>summary{margin-bottom:4px}
-td.cell{min-width:120px}.ev{font-size:12px;margin:4px 0}.ev td,.ev th{padding:2px 4px}
+td.cell{min-width:120px}.subs{margin-top:3px}details.sub{display:inline-block;vertical-align:top;margin:1px 0}details.sub[open]{display:block;margin:4px 0}
+details.sub>summary{list-style:none}details.sub>summary::-webkit-details-marker{display:none}details.sub>summary .badge{border:1px solid rgba(0,0,0,.15)}.ev{font-size:12px;margin:4px 0}.ev td,.ev th{padding:2px 4px}
 .msg{white-space:pre-wrap;word-break:break-word;margin:4px 0}.legend span{margin-right:6px}
 body.only-failures .ok{display:none}
 .bar{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #d0d7de;z-index:1}
@@ -109,6 +111,34 @@ function resultDetail(r: RowResult): string {
   return parts.join("");
 }
 
+/** The evidence a cell or sub-verdict opens: every result of `id`, or a line saying it was not run. */
+function detailsOf(rs: RowResult[], id: string): string {
+  return rs.length ? rs.map(resultDetail).join("<hr>") : `<p class="meta"><code>${esc(id)}</code> was not run.</p>`;
+}
+
+/**
+ * A cell's sub-verdicts (one per finer row, e.g. per conditional header): a
+ * small badge each, after the cell's own verdict, opening that row's evidence
+ * as the cell does (a <details> of its own). Their statuses join the row's
+ * for the "failures only" filter.
+ */
+function subVerdicts(cell: MatrixCell, byId: Map<string, RowResult>, statuses: (Status | undefined)[]): string {
+  if (!cell.subs?.length) return "";
+  const subs = cell.subs.map((sub) => {
+    const rs = cellResults(byId, sub.id);
+    const worst = cellVerdict(rs);
+    statuses.push(worst?.status);
+    const st = worst?.status ?? "NOT_RUN";
+    const shown = st === "NOT_RUN" ? "not run" : MARK[st];
+    const title = `${sub.label}: ${st === "NOT_RUN" ? "not run" : st.replace(/_/g, " ")} (${sub.id})`;
+    return (
+      `<details class="sub" data-sub-id="${esc(sub.id)}" data-status="${esc(st)}"><summary title="${esc(title)}">` +
+      `<span class="badge ${cls(st)}">${esc(sub.label)} ${esc(shown)}</span></summary>${detailsOf(rs, sub.id)}</details>`
+    );
+  });
+  return `<div class="subs">${subs.join(" ")}</div>`;
+}
+
 function matrix(section: MatrixSection, byId: Map<string, RowResult>): string {
   const head = `<tr><th>${esc(section.title)}</th>${section.columns.map((c) => `<th>${esc(c.header)}</th>`).join("")}</tr>`;
   const body = section.rows.map((row) => {
@@ -120,10 +150,9 @@ function matrix(section: MatrixSection, byId: Map<string, RowResult>): string {
       const worst = cellVerdict(rs);
       statuses.push(worst?.status);
       const st = worst?.status ?? "NOT_RUN";
-      const inner = rs.length ? rs.map(resultDetail).join("<hr>") : `<p class="meta"><code>${esc(cell.id)}</code> was not run.</p>`;
       return (
         `<td class="cell ${cls(st)}" data-id="${esc(cell.id)}" data-status="${esc(st)}"><details><summary><b>${esc(cell.claim)}</b> ${badge(st)}</summary>` +
-        `${inner}</details></td>`
+        `${detailsOf(rs, cell.id)}</details>${subVerdicts(cell, byId, statuses)}</td>`
       );
     });
     const ok = statuses.every((s) => okClass(s) === "ok") ? "ok" : "";
@@ -241,7 +270,7 @@ export function renderHtml(report: Report, sections: MatrixSection[]): string {
     `<div class="bar"><label><input type="checkbox" id="only-failures"> show failures only</label> &nbsp; <label><input type="checkbox" id="open-all"> open all evidence</label>` +
       ` &nbsp; <span class="legend">${STATUSES.map(badge).join(" ")} ${badge("NOT_RUN")}</span></div>`,
     certification(report),
-    `<section id="matrix"><h2>The article's tables</h2><p class="meta">Each cell: the seed article's claim and the verdict of the test that checks it (the worst of its finer tests). Click a cell for its evidence.</p>`,
+    `<section id="matrix"><h2>The article's tables</h2><p class="meta">Each cell: the seed article's claim and the verdict of the test that checks it (the worst of its finer tests), then, where the cell has them, one small badge per finer row (e.g. per conditional header). Click a cell or a badge for its evidence.</p>`,
     sections.map((s) => matrix(s, byId)).join("\n"),
     `</section>`,
     everyRow(report),

@@ -1,19 +1,39 @@
 // The Markdown report: the seed article's tables rebuilt, each cell with its
-// verdict, then every row by catalogue table, then the evidence of each row
-// that did not pass.
+// verdict (and the sub-verdicts of its finer rows, when the cell names them),
+// then every row by catalogue table, then the evidence of each row that did
+// not pass.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RowResult } from "../fixtures/engine.ts";
-import type { MatrixSection } from "../fixtures/registry.ts";
+import type { MatrixCell, MatrixSection } from "../fixtures/registry.ts";
 import { STATUS_MARK, STATUSES, type Report } from "./model.ts";
 
 const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
 const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
+/** Rows whose evidence the report lists (the Evidence section): the only rows a verdict links to. */
+export const hasEvidence = (r: RowResult): boolean => r.status !== "PASS" && r.status !== "NOT_AVAILABLE";
+
 function verdict(r: RowResult | undefined, withLink: boolean): string {
   if (!r) return "not run";
   const text = `${STATUS_MARK[r.status]} ${r.status}`;
-  return withLink && r.status !== "PASS" ? `[${text}](#${anchor(r.id)})` : text;
+  return withLink && hasEvidence(r) ? `[${text}](#${anchor(r.id)})` : text;
+}
+
+/**
+ * A cell's sub-verdicts, e.g. ` (IM ✅ [INM ❌](#ev-…) IMS ✅ IUS not run)`: the
+ * label and the mark of each finer row, linked to its evidence when the
+ * report lists it (a pass has none to land on and stays unlinked).
+ */
+function subVerdicts(cell: MatrixCell, results: Map<string, RowResult>): string {
+  if (!cell.subs?.length) return "";
+  const parts = cell.subs.map((sub) => {
+    const r = cellVerdict(cellResults(results, sub.id));
+    if (!r) return `${esc(sub.label)} not run`;
+    const text = `${esc(sub.label)} ${STATUS_MARK[r.status]}`;
+    return hasEvidence(r) ? `[${text}](#${anchor(r.id)} "${r.status}")` : text;
+  });
+  return ` (${parts.join(" ")})`;
 }
 
 /** Results for a cell: the ID itself, or the finer IDs beneath it. */
@@ -36,7 +56,7 @@ function matrix(section: MatrixSection, results: Map<string, RowResult>): string
     const cells = section.columns.map((c) => {
       const cell = row.cells[c.key];
       if (!cell) return "";
-      return `${esc(cell.claim)} · ${verdict(cellVerdict(cellResults(results, cell.id)), true)}`;
+      return `${esc(cell.claim)} · ${verdict(cellVerdict(cellResults(results, cell.id)), true)}${subVerdicts(cell, results)}`;
     });
     return `| ${esc(row.label)} | ${cells.join(" | ")} |`;
   });
@@ -100,7 +120,7 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
     }
     out.push("");
   }
-  const notPassed = report.results.filter((r) => r.status !== "PASS" && r.status !== "NOT_AVAILABLE");
+  const notPassed = report.results.filter(hasEvidence);
   if (notPassed.length) {
     out.push("## Evidence", "");
     for (const r of notPassed) out.push(evidence(r));

@@ -13,6 +13,7 @@ import { matrixSections, type MatrixSection } from "../../fixtures/registry.ts";
 import { renderHtml, tableCounts } from "../../reporters/html.ts";
 import { SCHEMA, summarise, type Report } from "../../reporters/model.ts";
 import { readReport, ROOT, runCli, tmpDir } from "../cli/cli-kit.ts";
+import { COPY_BLOB_SUBS, COPY_SRC_IUS_FINER, PUT_BLOB_SUBS, SECTION, stepOf, syntheticReport } from "./synthetic.ts";
 
 const run = promisify(execFile);
 const EVIL = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">"'&`;
@@ -113,8 +114,27 @@ const EVIL_SECTION: MatrixSection = {
   source: EVIL,
   order: 1,
   columns: [{ key: "c", header: EVIL }],
-  rows: [{ label: EVIL, cells: { c: { claim: EVIL, id: "blob/evil" } } }],
+  rows: [{ label: EVIL, cells: { c: { claim: EVIL, id: "blob/evil", subs: [{ label: EVIL, id: "blob/evil/row" }, { label: `not run ${EVIL}`, id: `blob/evil/${EVIL}` }] } } }],
 };
+
+/** The <details> of one sub-verdict in the rendered HTML (its evidence contains no nested <details>). */
+function subDetails(html: string, id: string): string {
+  const start = html.indexOf(`<details class="sub" data-sub-id="${id}"`);
+  assert.isAtLeast(start, 0, `sub-verdict ${id} rendered`);
+  return html.slice(start, html.indexOf("</details>", start) + "</details>".length);
+}
+
+/** Everything the test script found, as JSON in <pre id="clicks"> of the dumped DOM. */
+interface Clicked {
+  id: string;
+  status: string;
+  label: string;
+  closedHeight: number;
+  open: boolean;
+  openHeight: number;
+  shows: string[];
+  inCell: string;
+}
 
 describe("HTML report", function () {
   this.timeout(180_000);
@@ -135,6 +155,35 @@ describe("HTML report", function () {
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)![1].replace(/&#39;/g, "'");
     assert.include(csp, `script-src 'sha256-${hash}'`);
     assert.include(csp, "default-src 'none'");
+  });
+
+  it("sub-verdicts: after the cell's own verdict, one badge per sub, each opening that row's evidence; 'not run' when it did not run", function () {
+    const html = renderHtml(syntheticReport(), [SECTION]);
+    const start = html.indexOf(`<td class="cell st-pass" data-id="blob/blob-ops/put-blob/conditional" data-status="PASS">`);
+    assert.isAtLeast(start, 0, "the Put Blob conditional cell");
+    const own = html.indexOf("<summary><b>Yes</b>", start);
+    const subs = html.indexOf(`<div class="subs">`, start);
+    const next = html.indexOf(`<td class="cell `, start + 1);
+    assert.isTrue(own > start && subs > own && subs < next, "the subs follow the cell's own verdict, inside the cell");
+    for (const sub of [...PUT_BLOB_SUBS, ...COPY_BLOB_SUBS]) {
+      const d = subDetails(html, sub.id);
+      const status = sub.id === COPY_BLOB_SUBS[2].id ? "INCONCLUSIVE" : (sub.status ?? "NOT_RUN");
+      assert.include(d, `data-status="${status}"`, sub.label);
+      assert.match(d, new RegExp(`<span class="badge st-[a-z-]+">${sub.label} `), `${sub.label}: its badge`);
+      if (sub.status === undefined) {
+        assert.include(d, `${sub.label} not run</span>`);
+        assert.include(d, `<code>${sub.id}</code> was not run.`);
+      } else if (sub.id === COPY_BLOB_SUBS[2].id) {
+        for (const id of COPY_SRC_IUS_FINER) assert.include(d, stepOf(id), "a sub with finer rows opens each of them");
+      } else {
+        assert.include(d, `<code>${sub.id}</code>`, `${sub.label}: its row's detail`);
+        assert.include(d, stepOf(sub.id), `${sub.label}: its row's exchanges`);
+      }
+    }
+    assert.include(subDetails(html, PUT_BLOB_SUBS[1].id), "<span class=\"badge st-fail\">INM ✗</span>");
+    // The cell passes, but a sub fails: the row stays under "show failures only".
+    assert.match(html, /<tr class=""><th>Put Blob<\/th>/);
+    assert.match(html, /<tr class=""><th>Copy Blob<\/th>/, "an INCONCLUSIVE sub beneath a passing cell");
   });
 
   it("certification counts only PASS of `doc` rows, per table", function () {
@@ -201,6 +250,67 @@ describe("HTML report", function () {
       assert.isTrue(existsSync(png), "screenshot written");
       assert.isAbove(statSync(png).size, 20_000);
       assert.deepEqual([...readFileSync(png).subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "a PNG");
+    });
+  });
+
+  describe("sub-verdicts in a headless Chromium (a synthetic report)", function () {
+    let bin: string | undefined;
+    before(function () {
+      bin = findChromium();
+      if (!bin) {
+        console.log("    (skipped: no Chromium found; install the Debian package `chromium` or set CHROME_BIN)");
+        this.skip();
+      }
+    });
+
+    it("a click on each sub opens that row's evidence, as a click on the cell opens the cell's", async function () {
+      // A test script clicks every sub's badge (and a cell) and writes what became
+      // visible into the page; the report's CSP is widened by exactly its hash.
+      const probe = `
+        var out = [];
+        document.querySelectorAll("details.sub").forEach(function (d) {
+          var summary = d.querySelector("summary");
+          var body = function () { return d.getBoundingClientRect().height - summary.getBoundingClientRect().height; };
+          var closed = body();
+          summary.click();
+          out.push({ id: d.getAttribute("data-sub-id"), status: d.getAttribute("data-status"), label: summary.textContent, closedHeight: closed, open: d.open, openHeight: body(),
+            shows: Array.prototype.map.call(d.querySelectorAll("td:nth-child(2), p.meta code"), function (e) { return e.textContent; }),
+            inCell: d.closest("td.cell").getAttribute("data-id") });
+        });
+        var cell = document.querySelector('td.cell[data-id="blob/blob-ops/put-blob/conditional"] > details');
+        cell.querySelector("summary").click();
+        out.push({ id: "cell", status: "", label: "", closedHeight: 0, open: cell.open, openHeight: 0, shows: [], inCell: "" });
+        var pre = document.createElement("pre"); pre.id = "clicks"; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);`;
+      const hash = createHash("sha256").update(probe).digest("base64");
+      const html = renderHtml(syntheticReport(), [SECTION])
+        .replace("script-src &#39;sha256-", `script-src &#39;sha256-${hash}&#39; &#39;sha256-`)
+        .replace("</body>", `<script>${probe}</script></body>`);
+      const page = join(tmpDir("subs"), "subs.html");
+      writeFileSync(page, html);
+      const dom = await chromium(bin!, ["--dump-dom", `file://${page}`]);
+      assert.match(dom, /<body [^>]*data-script="ran"/, "the report's own script still ran");
+      const json = /<pre id="clicks">([\s\S]*?)<\/pre>/.exec(dom);
+      assert.isNotNull(json, "the probe ran (its hash is in the CSP)");
+      const clicked = JSON.parse(json![1].replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")) as Clicked[];
+      const cellClick = clicked.pop()!;
+      assert.isTrue(cellClick.open, "a click on the cell opens its evidence");
+      const subs = [...PUT_BLOB_SUBS, ...COPY_BLOB_SUBS];
+      assert.deepEqual(
+        clicked.map((c) => c.id),
+        subs.map((s) => s.id),
+        "every sub rendered, in order",
+      );
+      for (const [i, c] of clicked.entries()) {
+        const sub = subs[i];
+        assert.equal(c.inCell, sub.id.replace(/\/[^/]+$/, ""), `${sub.label} sits in its cell`);
+        assert.isTrue(c.label.trim().startsWith(`${sub.label} `), `the badge names the sub: ${c.label}`);
+        assert.isBelow(c.closedHeight, 5, `${sub.label}: evidence hidden before the click`);
+        assert.isTrue(c.open, `${sub.label}: the click opened it`);
+        assert.isAbove(c.openHeight, 10, `${sub.label}: its evidence is on screen after the click`);
+        const expected = sub.status === undefined ? [sub.id] : sub.id === COPY_BLOB_SUBS[2].id ? COPY_SRC_IUS_FINER.map(stepOf) : [stepOf(sub.id)];
+        for (const e of expected) assert.include(c.shows, e, `${sub.label}: shows ${e}`);
+      }
+      assert.equal(clicked.find((c) => c.id === PUT_BLOB_SUBS[3].id)!.label.trim(), "IUS not run");
     });
   });
 });
