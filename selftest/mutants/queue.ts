@@ -49,6 +49,31 @@ function delivered(state: MutantState, queue: string): Map<string, string> {
   return state.get(key) as Map<string, string>;
 }
 
+/** Remembers each message's current pop receipt, as Get Messages and Update Message hand it out. */
+function trackReceipts(req: ProxyRequest, res: ProxyResponse, state: MutantState): void {
+  if (is(req, "get-messages")) {
+    for (const m of res.body.toString("utf8").match(MESSAGE) ?? []) {
+      const r = /<PopReceipt>([^<]*)<\/PopReceipt>/.exec(m)?.[1];
+      if (r) state.set(`receipt ${idOf(m)}`, r);
+    }
+  }
+  if (is(req, "update-message") && ok(res) && res.headers["x-ms-popreceipt"]) state.set(`receipt ${segments(req)[2]}`, res.headers["x-ms-popreceipt"]);
+}
+
+/** Replaces a Delete / Update Message's receipt with the message's current one; true when it did. */
+function useCurrentReceipt(req: ProxyRequest, state: MutantState): boolean {
+  if (!is(req, "delete-message", "update-message")) return false;
+  const current = state.get(`receipt ${segments(req)[2]}`) as string | undefined;
+  const url = new URL(req.url, "http://x");
+  if (!current || url.searchParams.get("popreceipt") === current) return false;
+  url.searchParams.set("popreceipt", current);
+  req.url = url.pathname + url.search;
+  return true;
+}
+
+/** Requests whose stale receipt the proxy replaced (queue-stale-receipt-applied answers them as refused). */
+const staleApplied = new WeakSet<ProxyRequest>();
+
 export const MUTANTS: Mutant[] = [
   {
     name: "queue-peek-returns-pop-receipt",
@@ -107,22 +132,30 @@ export const MUTANTS: Mutant[] = [
     description: "Delete / Update Message accept any pop receipt (the proxy substitutes the message's current one)",
     kills: ["queue/delete-message/requires-pop-receipt", "queue/update-message/last-writer-wins"],
     onRequest(req, state) {
-      if (!is(req, "delete-message", "update-message")) return;
-      const current = state.get(`receipt ${segments(req)[2]}`) as string | undefined;
-      const url = new URL(req.url, "http://x");
-      if (current && url.searchParams.get("popreceipt") !== current) {
-        url.searchParams.set("popreceipt", current);
-        req.url = url.pathname + url.search;
-      }
+      useCurrentReceipt(req, state);
     },
     onResponse(req, res, state) {
-      if (is(req, "get-messages")) {
-        for (const m of res.body.toString("utf8").match(MESSAGE) ?? []) {
-          const r = /<PopReceipt>([^<]*)<\/PopReceipt>/.exec(m)?.[1];
-          if (r) state.set(`receipt ${idOf(m)}`, r);
-        }
+      trackReceipts(req, res, state);
+    },
+  },
+  {
+    // Answers exactly as the embedded Azurite does (400 PopReceiptMismatch, its
+    // pinned deviation), so only the rows' read-back of the message can catch it.
+    name: "queue-stale-receipt-applied",
+    description: "Delete / Update Message with a stale pop receipt answer 400 PopReceiptMismatch but are applied all the same (deleted, updated)",
+    kills: ["queue/delete-message/requires-pop-receipt", "queue/delete-message/requires-pop-receipt/stale-receipt-code", "queue/update-message/last-writer-wins"],
+    onRequest(req, state) {
+      if (useCurrentReceipt(req, state)) staleApplied.add(req);
+    },
+    onResponse(req, res, state) {
+      if (staleApplied.has(req) && ok(res)) {
+        const receipt = res.headers["x-ms-popreceipt"];
+        Object.assign(res, queueError(400, "PopReceiptMismatch"));
+        // The update happened: its new receipt is the message's current one.
+        if (receipt) state.set(`receipt ${segments(req)[2]}`, receipt);
+        return;
       }
-      if (is(req, "update-message") && ok(res) && res.headers["x-ms-popreceipt"]) state.set(`receipt ${segments(req)[2]}`, res.headers["x-ms-popreceipt"]);
+      trackReceipts(req, res, state);
     },
   },
   {

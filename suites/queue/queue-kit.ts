@@ -8,8 +8,6 @@ import type { RawResponse } from "../../fixtures/raw.ts";
 
 export const queueSource = (rest: string) => `seed: queue section; REST: ${rest}`;
 
-/** The disputed refusal of a stale pop receipt (Q delete-message/requires-pop-receipt). */
-export const STALE_RECEIPT_REFUSAL = { status: [404, 400], code: ["MessageNotFound", "PopReceiptMismatch"] };
 
 export interface WireMessage {
   messageId: string;

@@ -5,7 +5,7 @@ import { expectEqual, expectTrue } from "../../fixtures/assert.ts";
 import type { RowDef } from "../../fixtures/engine.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { preconditionFailed } from "../../fixtures/signals.ts";
-import { entitySource, expectSameEtag, mustRead, otherWriter, PK, rawBatch, readEntity, STALE_TABLE_ETAG, type BatchOp } from "./table-kit.ts";
+import { entitySource, expectSameEtag, mustRead, otherWriter, PK, rawBatch, readEntity, type BatchOp } from "./table-kit.ts";
 
 const rows: RowDef[] = [
   {
