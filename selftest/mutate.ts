@@ -62,7 +62,7 @@ export interface MutantRunOptions {
 /** Runs one mutant's named tests through a proxy applying it. */
 export async function runMutant(azurite: EmbeddedAzurite, mutant: LoadedMutant, opts: MutantRunOptions = {}): Promise<MutantOutcome> {
   const started = Date.now();
-  const base = { name: mutant.name, description: mutant.description, topic: mutant.topic, kills: mutant.kills };
+  const base = { name: mutant.name, description: mutant.description, topic: mutant.topic, kills: mutant.kills, cell: mutant.cell };
   const proxy = await startProxy({ upstream: azurite.ports, mutant });
   try {
     const run = await runHeadless({
@@ -82,12 +82,16 @@ export async function runMutant(azurite: EmbeddedAzurite, mutant: LoadedMutant, 
           : proxy.stats.authFailures > 0
           ? `the target refused ${proxy.stats.authFailures} request(s) the mutant rewrote as wrongly signed: a proxy defect, not a kill`
           : undefined;
+    // A mutant that never changed a message, on rows all pinned as failing: the
+    // target already deviates exactly this way, so no run against it can tell the two apart.
+    const untouched = proxy.stats.mutatedRequests === 0 && proxy.stats.mutatedResponses === 0;
+    const equivalent = killers.length === 0 && untouched && ran.length > 0 && ran.every((r) => r.status === "EXPECTED_FAIL");
     return {
       ...base,
-      verdict: killers.length > 0 && proxy.stats.authFailures === 0 ? "killed" : "survived",
+      verdict: killers.length > 0 && proxy.stats.authFailures === 0 ? "killed" : equivalent ? "equivalent" : "survived",
+      problem: equivalent ? "never fired: the target already deviates this way (every named row is pinned and failed as pinned)" : problem,
       killers: proxy.stats.authFailures === 0 ? killers : [],
       ran,
-      problem,
       durationMs: Date.now() - started,
       proxy: { requests: proxy.stats.requests, mutatedRequests: proxy.stats.mutatedRequests, mutatedResponses: proxy.stats.mutatedResponses },
     };
@@ -170,7 +174,7 @@ async function main(argv: string[]): Promise<number> {
     const [raw, baseline] = await Promise.all([
       runMutants(azurite, mutants, {
         concurrency,
-        onResult: (r) => console.log(`  ${r.verdict === "killed" ? "killed  " : "SURVIVED"} ${r.name} (${Math.round(r.durationMs / 100) / 10} s)`),
+        onResult: (r) => console.log(`  ${({ killed: "killed    ", equivalent: "equivalent", survived: "SURVIVED  " } as const)[r.verdict]} ${r.name} (${Math.round(r.durationMs / 100) / 10} s)`),
       }),
       baselineOf(azurite, mutants),
     ]);

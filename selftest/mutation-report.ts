@@ -16,7 +16,10 @@ export interface MutantOutcome {
   /** File under selftest/mutants/ the mutant comes from (its topic). */
   topic: string;
   kills: string[];
-  verdict: "killed" | "survived";
+  /** The claim cell a generated mutant belongs to. */
+  cell?: string;
+  /** `equivalent`: it never fired, because the target already behaves like it (its rows pinned). */
+  verdict: "killed" | "survived" | "equivalent";
   /** The named tests that FAILed (or UNEXPECTED_PASSed) under the mutant. */
   killers: TestOutcome[];
   /** Every named test that ran, with its status. */
@@ -32,8 +35,12 @@ export interface MutationReport {
   mutants: number;
   killed: number;
   survived: number;
-  /** killed / mutants, 0..1. */
+  /** Mutants the target cannot tell from itself (see MutantOutcome.verdict). */
+  equivalent: number;
+  /** killed / (mutants − equivalent), 0..1. */
   score: number;
+  /** Generated mutants by the claim cell they come from. */
+  byCell: Record<string, { mutants: string[]; killed: number; equivalent: number; survived: number }>;
   /** Wall time of the whole self-test run (or of this mutation run from the CLI), seconds. */
   wallTimeSeconds?: number;
   /** Wall time of the mutant runs alone, seconds. */
@@ -45,13 +52,23 @@ export interface MutationReport {
 }
 
 export function buildReport(results: MutantOutcome[], extra: Partial<MutationReport> = {}): MutationReport {
-  const killed = results.filter((r) => r.verdict === "killed").length;
+  const count = (v: MutantOutcome["verdict"], rs = results) => rs.filter((r) => r.verdict === v).length;
+  const killed = count("killed");
+  const equivalent = count("equivalent");
+  const byCell: MutationReport["byCell"] = {};
+  for (const cell of new Set(results.flatMap((r) => (r.cell ? [r.cell] : [])))) {
+    const rs = results.filter((r) => r.cell === cell);
+    byCell[cell] = { mutants: rs.map((r) => r.name), killed: count("killed", rs), equivalent: count("equivalent", rs), survived: count("survived", rs) };
+  }
+  const tried = results.length - equivalent;
   return {
     generatedAt: new Date().toISOString(),
     mutants: results.length,
     killed,
-    survived: results.length - killed,
-    score: results.length ? Math.round((killed / results.length) * 1000) / 1000 : 0,
+    survived: count("survived"),
+    equivalent,
+    score: tried ? Math.round((killed / tried) * 1000) / 1000 : 0,
+    byCell,
     survivors: results.filter((r) => r.verdict === "survived").map((r) => r.name),
     ...extra,
     results,
@@ -76,17 +93,18 @@ export function formatTable(results: MutantOutcome[]): string {
       r.verdict === "killed"
         ? r.killers.map((k) => `${k.id} ${k.status}: ${clip(k.message ?? "", 110)}`).join("\n")
         : r.problem ?? `named tests: ${r.ran.map((t) => `${t.id} ${t.status}`).join(", ") || "(none ran)"}`;
-    return [r.name, r.verdict === "killed" ? "killed" : "SURVIVED", how];
+    return [r.name, r.verdict === "survived" ? "SURVIVED" : r.verdict, how];
   });
   const w0 = Math.max(6, ...rows.map((r) => r[0].length));
-  const w1 = 8;
+  const w1 = 10;
   const lines = [`${"mutant".padEnd(w0)}  ${"verdict".padEnd(w1)}  killing test(s) and message`, `${"-".repeat(w0)}  ${"-".repeat(w1)}  ${"-".repeat(40)}`];
   for (const [name, verdict, how] of rows) {
     const [first, ...rest] = how.split("\n");
     lines.push(`${name.padEnd(w0)}  ${verdict.padEnd(w1)}  ${first}`);
     for (const l of rest) lines.push(`${"".padEnd(w0)}  ${"".padEnd(w1)}  ${l}`);
   }
-  const killed = results.filter((r) => r.verdict === "killed").length;
-  lines.push("", `${killed}/${results.length} mutants killed${results.length ? ` (score ${(killed / results.length).toFixed(3)})` : ""}`);
+  const { killed, equivalent, score } = buildReport(results);
+  const cells = Object.keys(buildReport(results).byCell).length;
+  lines.push("", `${killed}/${results.length - equivalent} mutants killed (score ${score.toFixed(3)})${equivalent ? `, ${equivalent} equivalent on this target` : ""}${cells ? `; ${cells} claim cells with generated mutants` : ""}`);
   return lines.join("\n");
 }

@@ -218,6 +218,8 @@ describe("every mutant is killed", function () {
     it(`${m.name} (${m.topic}) is killed`, function () {
       const r = byName.get(m.name);
       if (!r) throw new Error(`${m.name} was not run`);
+      // Never fired, and every row it names is pinned as failing on the target: nothing to tell apart.
+      if (r.verdict === "equivalent") this.skip();
       if (r.verdict !== "killed") {
         const ran = r.ran.map((t) => `${t.id} ${t.status}`).join(", ") || "none";
         throw new Error(`SURVIVED ${m.name}: ${m.description}. ${r.problem ?? `Named tests: ${ran}`}`);

@@ -115,7 +115,7 @@ function trackEtag(req: ProxyRequest, res: ProxyResponse, state: MutantState): v
  * once): Copy Blob answers pending, reads report the copy pending until an
  * Abort Copy Blob, which the proxy answers itself through `abort`.
  */
-function pendingCopy(name: string, description: string, kills: string[], abort: (req: ProxyRequest) => ProxyResponse): Mutant {
+export function pendingCopy(name: string, description: string, kills: string[], abort: (req: ProxyRequest) => ProxyResponse): Mutant {
   return {
     name,
     description,
@@ -138,7 +138,7 @@ function pendingCopy(name: string, description: string, kills: string[], abort: 
   };
 }
 
-const abortAnswer = (req: ProxyRequest, extra: Record<string, string> = {}): ProxyResponse => ({
+export const abortAnswer = (req: ProxyRequest, extra: Record<string, string> = {}): ProxyResponse => ({
   status: 204,
   headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString(), ...extra },
   body: Buffer.alloc(0),

@@ -31,6 +31,8 @@ export interface Mutant {
   description: string;
   /** Test IDs (or ID prefixes ending in '/') of which at least one must FAIL. */
   kills: string[];
+  /** For a mutant generated from a claim: the cell it is generated for (the report groups by it). */
+  cell?: string;
   /**
    * Rewrites the request before it is forwarded (mutate req), or answers it
    * without forwarding by returning a response.

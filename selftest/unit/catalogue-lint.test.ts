@@ -10,6 +10,14 @@ import { SERVICES } from "../../fixtures/target.ts";
 
 const LEVELS = ["doc", "rest", "disputed", "info"];
 
+/** IDs of required-ids-next.txt not implemented yet, each with why. */
+const NOT_YET: Record<string, string> = {
+  "blob/lease/model": "section M (models): not built yet",
+  "general/linearizable/blob": "section M (models): not built yet",
+  "general/linearizable/table-entity": "section M (models): not built yet",
+  "queue/delivery-model": "section M (models): not built yet",
+};
+
 function idList(path: string): string[] {
   return readFileSync(path, "utf8")
     .split("\n")
@@ -68,9 +76,19 @@ describe("catalogue lint", function () {
     assert.deepEqual(dangling, []);
   });
 
-  it("catalogue/required-ids.txt is the specification's required-ids.txt", function () {
-    const spec = join(ROOT, "..", "shared", "spec", "required-ids.txt");
-    if (!existsSync(spec)) this.skip();
-    assert.deepEqual(idList(join(ROOT, "catalogue", "required-ids.txt")), idList(spec));
+  for (const file of ["required-ids.txt", "required-ids-next.txt"]) {
+    it(`catalogue/${file} is the specification's ${file}`, function () {
+      const spec = join(ROOT, "..", "shared", "spec", file);
+      if (!existsSync(spec)) this.skip();
+      assert.deepEqual(idList(join(ROOT, "catalogue", file)), idList(spec));
+    });
+  }
+
+  it("every ID of catalogue/required-ids-next.txt is covered, but for the models still to come", function () {
+    const ids = rows.map((r) => r.row.id);
+    const missing = idList(join(ROOT, "catalogue", "required-ids-next.txt")).filter((id) => !covered(id, ids) && !(id in NOT_YET));
+    assert.deepEqual(missing, [], `${missing.length} ID(s) the open work adds have no test`);
+    const done = Object.keys(NOT_YET).filter((id) => covered(id, ids));
+    assert.deepEqual(done, [], "implemented now: remove from NOT_YET");
   });
 });

@@ -14,7 +14,6 @@ import {
   BLOB_OPS_PREFIX,
   expectUnchanged,
   newBlockBlob,
-  notEvaluatedResponse,
   snapshotOf,
   STALE_ETAG,
   type BlobOpTests,
@@ -98,17 +97,6 @@ const TESTS: Record<string, BlobOpTests> = {
       if (res.headers["x-ms-copy-status"] === "success") expectEqual("ETag read after Copy Blob", after.etag, etag);
       else t.note("etagAfterPendingCopy", after.etag === etag ? "same as the response" : "changed on completion");
     },
-    async conditional(t) {
-      const { src, dest, srcEtag } = await pair(t);
-      await refusedCopy(t, "Copy Blob, stale If-Match on the destination", src, dest, { "If-Match": STALE_ETAG }, { status: 412 });
-      await refusedCopy(t, "Copy Blob, stale x-ms-source-if-match", src, dest, { "x-ms-source-if-match": STALE_ETAG }, { status: 412 });
-      const destEtag = (await dest.getProperties()).etag!;
-      t.step("Copy Blob with the current If-Match and x-ms-source-if-match");
-      const res = await copyBlob(t, src, dest, { "If-Match": destEtag, "x-ms-source-if-match": srcEtag });
-      expectRawStatus("Copy Blob, current If-Match and x-ms-source-if-match", res, { status: 202 });
-      await copySettled(t, dest);
-      expectEqual("destination content after the permitted Copy Blob", (await snapshotOf(dest)).content, "source");
-    },
   },
   "abort-copy-blob": {
     async etag(t) {
@@ -118,11 +106,6 @@ const TESTS: Record<string, BlobOpTests> = {
       expectEqual("Abort Copy Blob status", res.status, 204);
       expectNoEtag("Abort Copy Blob", res.headers["etag"]);
       expectEqual("copy status after Abort Copy Blob", (await dest.getProperties()).copyStatus, "aborted");
-    },
-    async conditional(t) {
-      const { dest, copyId } = await pendingCopy(t);
-      const { outcome } = await notEvaluatedResponse(t, "Abort Copy Blob", abortRequest(dest, copyId), "If-Match", STALE_ETAG);
-      expectEqual(`copy status after Abort Copy Blob with a failing If-Match (${outcome})`, (await dest.getProperties()).copyStatus, outcome === "ignored" ? "aborted" : "pending");
     },
   },
 };

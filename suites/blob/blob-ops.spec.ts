@@ -1,6 +1,7 @@
-// T2 Blob operations: does each operation return an ETag, and does it evaluate
-// conditional headers? The claims are data (BLOB_OPS in blob-kit.ts); this file
-// holds the code for the basic blob operations and the matrix section. Leases,
+// T2 Blob operations: does each operation return an ETag? The claims are data
+// (BLOB_OPS in blob-kit.ts); this file holds the code for the basic blob
+// operations and the matrix section, whose conditional column comes from
+// conditional-claims.ts (rows: conditional.spec.ts). Leases,
 // copies and blocks/pages are in blob-ops-lease/-copy/-blocks.spec.ts.
 import {
   expectChanged,
@@ -8,8 +9,6 @@ import {
   expectEtag,
   expectNoEtag,
   expectRawStatus,
-  expectRefused,
-  expectSucceeds,
   expectTrue,
 } from "../../fixtures/assert.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
@@ -18,31 +17,12 @@ import {
   BLOB_OPS_PREFIX,
   blobOpRows,
   blobPath,
-  expectUnchanged,
   newBlockBlob,
-  readBlob,
-  readHonoursConditions,
-  snapshotOf,
-  STALE_ETAG,
-  writeHonoursIfMatch,
   type BlobOpTests,
 } from "./blob-kit.ts";
 import type { BlockBlobClient } from "@azure/storage-blob";
+import { conditionalMatrixCell } from "./conditional-claims.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
-
-/** Content-Type, ETag and content as one comparable value. */
-async function withContentType(b: BlockBlobClient) {
-  const p = await b.getProperties();
-  return { etag: p.etag!, contentType: p.contentType, content: (await b.downloadToBuffer()).toString("utf8") };
-}
-
-/** Get Blob (one GET, conditions on it) and its body as text. */
-async function downloadText(b: BlockBlobClient, conditions: { ifMatch?: string; ifNoneMatch?: string }): Promise<string> {
-  const res = await b.download(0, undefined, { conditions });
-  const chunks: Buffer[] = [];
-  for await (const chunk of res.readableStreamBody!) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** Get Blob Metadata is not in the SDK: GET ?comp=metadata, raw. */
 function getMetadataRaw(t: RowContext, b: BlockBlobClient, headers: Record<string, string> = {}) {
@@ -58,14 +38,6 @@ const TESTS: Record<string, BlobOpTests> = {
       const etag = expectEtag("Put Blob", res.etag);
       expectChanged("Put Blob over an existing blob", before, etag);
       expectEqual("ETag read after Put Blob", (await b.getProperties()).etag, etag);
-    },
-    async conditional(t) {
-      const b = await newBlockBlob(t);
-      await writeHonoursIfMatch(t, "Put Blob", {
-        read: () => snapshotOf(b),
-        write: (ifMatch) => b.upload("rewritten", 9, { conditions: { ifMatch }, metadata: { state: "rewritten" } }),
-        applied: (after) => expectEqual("content after the permitted Put Blob", after.content, "rewritten"),
-      });
     },
   },
   "get-blob": {
@@ -84,15 +56,6 @@ const TESTS: Record<string, BlobOpTests> = {
       expectChanged("Get Blob after the blob changed", etag, second);
       expectEqual("Get Blob ETag after the change = Put Blob's ETag", second, put.etag);
     },
-    async conditional(t) {
-      const b = await newBlockBlob(t);
-      const etag = (await b.getProperties()).etag!;
-      await readHonoursConditions(t, "Get Blob", {
-        etag,
-        read: (conditions) => downloadText(b, conditions),
-        check: (content) => expectEqual("Get Blob content with the current If-Match", content, "original"),
-      });
-    },
   },
   "get-blob-properties": {
     async etag(t) {
@@ -105,15 +68,6 @@ const TESTS: Record<string, BlobOpTests> = {
       expectChanged("Get Blob Properties after Set Blob Metadata", etag, after);
       expectEqual("Get Blob Properties ETag = Set Blob Metadata's ETag", after, meta.etag);
     },
-    async conditional(t) {
-      const b = await newBlockBlob(t);
-      const etag = (await b.getProperties()).etag!;
-      await readHonoursConditions(t, "Get Blob Properties", {
-        etag,
-        read: (conditions) => b.getProperties({ conditions }),
-        check: (res) => expectEqual("Get Blob Properties metadata with the current If-Match", (res as { metadata?: Record<string, string> }).metadata, { state: "original" }),
-      });
-    },
   },
   "set-blob-properties": {
     async etag(t) {
@@ -125,14 +79,6 @@ const TESTS: Record<string, BlobOpTests> = {
       const read = await b.getProperties();
       expectEqual("Content-Type read after Set Blob Properties", read.contentType, "text/x-changed");
       expectEqual("ETag read after Set Blob Properties", read.etag, etag);
-    },
-    async conditional(t) {
-      const b = await newBlockBlob(t);
-      await writeHonoursIfMatch(t, "Set Blob Properties", {
-        read: () => withContentType(b),
-        write: (ifMatch) => b.setHTTPHeaders({ blobContentType: "text/x-changed" }, { conditions: { ifMatch } }),
-        applied: (after) => expectEqual("Content-Type after the permitted Set Blob Properties", after.contentType, "text/x-changed"),
-      });
     },
   },
   "get-blob-metadata": {
@@ -148,20 +94,6 @@ const TESTS: Record<string, BlobOpTests> = {
       expectChanged("Get Blob Metadata after Set Blob Metadata", etag, again.headers["etag"]);
       expectEqual("Get Blob Metadata ETag = Set Blob Metadata's ETag", again.headers["etag"], set.etag);
     },
-    async conditional(t) {
-      const b = await newBlockBlob(t);
-      const etag = (await b.getProperties()).etag!;
-      t.step("Get Blob Metadata with a stale If-Match");
-      const stale = await getMetadataRaw(t, b, { "If-Match": STALE_ETAG });
-      expectRawStatus("Get Blob Metadata, stale If-Match", stale, { status: 412, code: "ConditionNotMet" });
-      t.step("Get Blob Metadata with the current If-Match");
-      const current = await getMetadataRaw(t, b, { "If-Match": etag });
-      expectRawStatus("Get Blob Metadata, current If-Match", current, { status: 200 });
-      expectEqual("Get Blob Metadata, current If-Match: x-ms-meta-state", current.headers["x-ms-meta-state"], "original");
-      t.step("Get Blob Metadata with the current If-None-Match");
-      const none = await getMetadataRaw(t, b, { "If-None-Match": etag });
-      expectRawStatus("Get Blob Metadata, current If-None-Match", none, { status: 304 });
-    },
   },
   "set-blob-metadata": {
     async etag(t) {
@@ -173,14 +105,6 @@ const TESTS: Record<string, BlobOpTests> = {
       const read = await b.getProperties();
       expectEqual("metadata read after Set Blob Metadata", read.metadata, { state: "changed" });
       expectEqual("ETag read after Set Blob Metadata", read.etag, etag);
-    },
-    async conditional(t) {
-      const b = await newBlockBlob(t);
-      await writeHonoursIfMatch(t, "Set Blob Metadata", {
-        read: () => snapshotOf(b),
-        write: (ifMatch) => b.setMetadata({ state: "changed" }, { conditions: { ifMatch } }),
-        applied: (after) => expectEqual("metadata after the permitted Set Blob Metadata", after.metadata, { state: "changed" }),
-      });
     },
   },
   "snapshot-blob": {
@@ -194,24 +118,6 @@ const TESTS: Record<string, BlobOpTests> = {
       expectEqual("ETag read from the snapshot", (await snap.getProperties()).etag, etag);
       t.note("snapshotEtagEqualsBase", etag === base);
     },
-    async conditional(t) {
-      const b = await newBlockBlob(t);
-      const c = t.blob.getContainerClient(b.containerName);
-      const snapshots = async () => {
-        const out: string[] = [];
-        for await (const item of c.listBlobsFlat({ includeSnapshots: true })) if (item.snapshot) out.push(item.snapshot);
-        return out;
-      };
-      const before = await readBlob(b);
-      t.step("Snapshot Blob with a stale If-Match");
-      await expectRefused("Snapshot Blob, stale If-Match", b.createSnapshot({ conditions: { ifMatch: STALE_ETAG } }), { status: 412, code: "ConditionNotMet" });
-      expectEqual("snapshots after the refused Snapshot Blob", (await snapshots()).length, 0);
-      expectUnchanged("the blob after the refused Snapshot Blob", before, await readBlob(b));
-      t.step("Snapshot Blob with the current If-Match");
-      const res = await expectSucceeds("Snapshot Blob, current If-Match", b.createSnapshot({ conditions: { ifMatch: before.etag } }));
-      expectEqual("snapshots after the permitted Snapshot Blob", (await snapshots()).length, 1);
-      expectEqual("content of the snapshot", (await b.withSnapshot(res.snapshot!).downloadToBuffer()).toString("utf8"), "original");
-    },
   },
   "delete-blob": {
     async etag(t) {
@@ -220,16 +126,6 @@ const TESTS: Record<string, BlobOpTests> = {
       expectEqual("Delete Blob status", res.status, 202);
       expectNoEtag("Delete Blob", res.headers["etag"]);
       expectTrue("the blob is gone after Delete Blob", !(await b.exists()));
-    },
-    async conditional(t) {
-      const b = await newBlockBlob(t);
-      const before = await readBlob(b);
-      t.step("Delete Blob with a stale If-Match");
-      await expectRefused("Delete Blob, stale If-Match", b.delete({ conditions: { ifMatch: STALE_ETAG } }), { status: 412, code: "ConditionNotMet" });
-      expectUnchanged("the blob after the refused Delete Blob", before, await readBlob(b));
-      t.step("Delete Blob with the current If-Match");
-      await expectSucceeds("Delete Blob, current If-Match", b.delete({ conditions: { ifMatch: before.etag } }));
-      expectTrue("the blob is gone after the permitted Delete Blob", !(await b.exists()));
     },
   },
 };
@@ -249,7 +145,7 @@ defineMatrix({
     label: op.operation,
     cells: {
       etag: { claim: op.etag ? "Yes" : "No", id: `${BLOB_OPS_PREFIX}${op.slug}/etag` },
-      conditional: { claim: op.conditionalClaim ?? (op.conditional ? "Yes" : "No"), id: `${BLOB_OPS_PREFIX}${op.slug}/conditional` },
+      conditional: conditionalMatrixCell(`${BLOB_OPS_PREFIX}${op.slug}`, op.conditionalClaim),
     },
   })),
 });

@@ -1,27 +1,25 @@
-// T1 Container operations: does each operation return an ETag, and does it
-// evaluate conditional headers? One entry per row of the seed's table.
+// T1 Container operations: does each operation return an ETag? One entry per
+// row of the seed's table; the conditional column is generated from the
+// claims in conditional-claims.ts (conditional.spec.ts).
 import type { ContainerClient } from "@azure/storage-blob";
 import {
   expectChanged,
   expectEqual,
   expectEtag,
   expectNoEtag,
-  expectRefused,
-  expectSucceeds,
   expectTrue,
 } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
-import { conditionalNotEvaluated, containerSource, secondBefore, STALE_ETAG } from "./blob-kit.ts";
+import { containerSource, secondBefore, STALE_ETAG } from "./blob-kit.ts";
+import { conditionalMatrixCell } from "./conditional-claims.ts";
 
 interface Op {
   slug: string;
   operation: string;
   etag: boolean;
-  conditional: boolean;
   rest: string;
   etagTest: (t: RowContext) => Promise<void>;
-  conditionalTest: (t: RowContext) => Promise<void>;
 }
 
 const P = "blob/container-ops/";
@@ -31,20 +29,11 @@ async function props(c: ContainerClient) {
   return c.getProperties();
 }
 
-/** "No" rows for reads: a stale If-Match and a current If-None-Match, sent raw, are not evaluated. */
-async function readIgnoresConditions(t: RowContext, what: string, query: Record<string, string>): Promise<void> {
-  const c = await t.newContainer();
-  const current = (await props(c)).etag!;
-  await conditionalNotEvaluated(t, what, { method: "GET", path: path(c), query }, "If-Match", STALE_ETAG);
-  await conditionalNotEvaluated(t, what, { method: "GET", path: path(c), query }, "If-None-Match", current);
-}
-
 const OPS: Op[] = [
   {
     slug: "create-container",
     operation: "Create Container",
     etag: true,
-    conditional: false,
     rest: "Create Container",
     async etagTest(t) {
       const c = t.blob.getContainerClient(t.name("c"));
@@ -52,16 +41,11 @@ const OPS: Op[] = [
       const etag = expectEtag("Create Container", res.etag);
       expectEqual("Get Container Properties ETag after create", (await props(c)).etag, etag);
     },
-    async conditionalTest(t) {
-      const name = t.name("c");
-      await conditionalNotEvaluated(t, "Create Container", { method: "PUT", path: `/${name}`, query: { restype: "container" } }, "If-Match", STALE_ETAG);
-    },
   },
   {
     slug: "get-container-properties",
     operation: "Get Container Properties",
     etag: true,
-    conditional: false,
     rest: "Get Container Properties",
     async etagTest(t) {
       const c = await t.newContainer();
@@ -70,13 +54,11 @@ const OPS: Op[] = [
       await c.setMetadata({ k: "v" });
       expectChanged("Get Container Properties after Set Container Metadata", created, (await props(c)).etag);
     },
-    conditionalTest: (t) => readIgnoresConditions(t, "Get Container Properties", { restype: "container" }),
   },
   {
     slug: "get-container-metadata",
     operation: "Get Container Metadata",
     etag: true,
-    conditional: false,
     rest: "Get Container Metadata",
     async etagTest(t) {
       const c = await t.newContainer();
@@ -84,13 +66,11 @@ const OPS: Op[] = [
       expectEqual("Get Container Metadata status", res.status, 200);
       expectEqual("Get Container Metadata ETag", expectEtag("Get Container Metadata", res.headers["etag"]), (await props(c)).etag);
     },
-    conditionalTest: (t) => readIgnoresConditions(t, "Get Container Metadata", { restype: "container", comp: "metadata" }),
   },
   {
     slug: "set-container-metadata",
     operation: "Set Container Metadata",
     etag: true,
-    conditional: true,
     rest: "Set Container Metadata (If-Modified-Since only)",
     async etagTest(t) {
       const c = await t.newContainer();
@@ -100,38 +80,22 @@ const OPS: Op[] = [
       expectChanged("Set Container Metadata", before, etag);
       expectEqual("ETag read after Set Container Metadata", (await props(c)).etag, etag);
     },
-    async conditionalTest(t) {
-      const c = await t.newContainer();
-      await c.setMetadata({ state: "original" });
-      const before = await props(c);
-      t.step("failing If-Modified-Since (= Last-Modified)");
-      await expectRefused("Set Container Metadata, If-Modified-Since = Last-Modified", c.setMetadata({ state: "changed" }, { conditions: { ifModifiedSince: before.lastModified } }), { status: 412, code: "ConditionNotMet" });
-      const after = await props(c);
-      expectEqual("metadata after the refused write", after.metadata, before.metadata);
-      expectEqual("ETag after the refused write", after.etag, before.etag);
-      t.step("holding If-Modified-Since (= Last-Modified − 1 s)");
-      await expectSucceeds("Set Container Metadata, If-Modified-Since = Last-Modified − 1 s", c.setMetadata({ state: "changed" }, { conditions: { ifModifiedSince: secondBefore(before.lastModified!) } }));
-      expectEqual("metadata after the permitted write", (await props(c)).metadata, { state: "changed" });
-    },
   },
   {
     slug: "get-container-acl",
     operation: "Get Container ACL",
     etag: true,
-    conditional: false,
     rest: "Get Container ACL",
     async etagTest(t) {
       const c = await t.newContainer();
       const res = await c.getAccessPolicy();
       expectEqual("Get Container ACL ETag", expectEtag("Get Container ACL", res.etag), (await props(c)).etag);
     },
-    conditionalTest: (t) => readIgnoresConditions(t, "Get Container ACL", { restype: "container", comp: "acl" }),
   },
   {
     slug: "set-container-acl",
     operation: "Set Container ACL",
     etag: true,
-    conditional: true,
     rest: "Set Container ACL (If-Modified-Since, If-Unmodified-Since)",
     async etagTest(t) {
       const c = await t.newContainer();
@@ -141,29 +105,11 @@ const OPS: Op[] = [
       expectChanged("Set Container ACL", before, etag);
       expectEqual("ETag read after Set Container ACL", (await props(c)).etag, etag);
     },
-    async conditionalTest(t) {
-      const c = await t.newContainer();
-      const before = await props(c);
-      t.step("failing If-Unmodified-Since (= Last-Modified − 1 s)");
-      await expectRefused(
-        "Set Container ACL, If-Unmodified-Since = Last-Modified − 1 s",
-        c.setAccessPolicy(undefined, [{ id: "refused", accessPolicy: { permissions: "r" } }], { conditions: { ifUnmodifiedSince: secondBefore(before.lastModified!) } }),
-        { status: 412, code: "ConditionNotMet" },
-      );
-      expectEqual("ACL after the refused write", (await c.getAccessPolicy()).signedIdentifiers.map((s) => s.id), []);
-      t.step("holding If-Unmodified-Since (= Last-Modified)");
-      await expectSucceeds(
-        "Set Container ACL, If-Unmodified-Since = Last-Modified",
-        c.setAccessPolicy(undefined, [{ id: "allowed", accessPolicy: { permissions: "r" } }], { conditions: { ifUnmodifiedSince: before.lastModified } }),
-      );
-      expectEqual("ACL after the permitted write", (await c.getAccessPolicy()).signedIdentifiers.map((s) => s.id), ["allowed"]);
-    },
   },
   {
     slug: "delete-container",
     operation: "Delete Container",
     etag: false,
-    conditional: true,
     rest: "Delete Container (If-Modified-Since, If-Unmodified-Since)",
     async etagTest(t) {
       const c = await t.newContainer();
@@ -171,25 +117,11 @@ const OPS: Op[] = [
       expectEqual("Delete Container status", res.status, 202);
       expectNoEtag("Delete Container", res.headers["etag"]);
     },
-    async conditionalTest(t) {
-      const c = await t.newContainer();
-      const before = await props(c);
-      t.step("failing If-Unmodified-Since (= Last-Modified − 1 s)");
-      await expectRefused("Delete Container, If-Unmodified-Since = Last-Modified − 1 s", c.delete({ conditions: { ifUnmodifiedSince: secondBefore(before.lastModified!) } }), { status: 412, code: "ConditionNotMet" });
-      expectTrue("the container still exists after the refused delete", await c.exists());
-      t.step("failing If-Modified-Since (= Last-Modified)");
-      await expectRefused("Delete Container, If-Modified-Since = Last-Modified", c.delete({ conditions: { ifModifiedSince: before.lastModified } }), { status: 412, code: "ConditionNotMet" });
-      expectTrue("the container still exists after the refused delete", await c.exists());
-      t.step("holding If-Unmodified-Since (= Last-Modified)");
-      await expectSucceeds("Delete Container, If-Unmodified-Since = Last-Modified", c.delete({ conditions: { ifUnmodifiedSince: before.lastModified } }));
-      expectTrue("the container is gone after the permitted delete", !(await c.exists()));
-    },
   },
   {
     slug: "lease-container",
     operation: "Lease Container",
     etag: true,
-    conditional: true,
     rest: "Lease Container (If-Modified-Since, If-Unmodified-Since)",
     async etagTest(t) {
       const c = await t.newContainer();
@@ -198,25 +130,11 @@ const OPS: Op[] = [
       // The ETag answered is the container's: the one Get Container Properties reads next.
       expectEqual("Get Container Properties ETag after Lease Container", (await props(c)).etag, etag);
     },
-    async conditionalTest(t) {
-      const c = await t.newContainer();
-      const before = await props(c);
-      t.step("failing If-Unmodified-Since (= Last-Modified − 1 s)");
-      await expectRefused("Lease Container acquire, If-Unmodified-Since = Last-Modified − 1 s", c.getBlobLeaseClient().acquireLease(15, { conditions: { ifUnmodifiedSince: secondBefore(before.lastModified!) } }), { status: 412, code: "ConditionNotMet" });
-      expectEqual("lease state after the refused acquire", (await props(c)).leaseState, "available");
-      t.step("failing If-Modified-Since (= Last-Modified)");
-      await expectRefused("Lease Container acquire, If-Modified-Since = Last-Modified", c.getBlobLeaseClient().acquireLease(15, { conditions: { ifModifiedSince: before.lastModified } }), { status: 412, code: "ConditionNotMet" });
-      expectEqual("lease state after the refused acquire", (await props(c)).leaseState, "available");
-      t.step("holding If-Unmodified-Since (= Last-Modified)");
-      await expectSucceeds("Lease Container acquire, If-Unmodified-Since = Last-Modified", c.getBlobLeaseClient().acquireLease(15, { conditions: { ifUnmodifiedSince: before.lastModified } }));
-      expectEqual("lease state after the permitted acquire", (await props(c)).leaseState, "leased");
-    },
   },
   {
     slug: "list-blobs",
     operation: "List Blobs",
     etag: false,
-    conditional: false,
     rest: "List Blobs",
     async etagTest(t) {
       const c = await t.newContainer();
@@ -226,28 +144,18 @@ const OPS: Op[] = [
       expectTrue("List Blobs lists the blob", res.body.includes("<Name>listed</Name>"));
       expectNoEtag("List Blobs", res.headers["etag"]);
     },
-    conditionalTest: (t) => readIgnoresConditions(t, "List Blobs", { restype: "container", comp: "list" }),
   },
 ];
 
-const rows: RowDef[] = OPS.flatMap((op) => [
-  {
-    id: `${P}${op.slug}/etag`,
-    title: `${op.operation} ${op.etag ? "returns an ETag" : "returns no ETag"}`,
-    level: "doc" as const,
-    source: containerSource(op.rest),
-    service: "blob" as const,
-    run: op.etagTest,
-  },
-  {
-    id: `${P}${op.slug}/conditional`,
-    title: `${op.operation} ${op.conditional ? "evaluates" : "does not evaluate"} conditional headers`,
-    level: "doc" as const,
-    source: containerSource(op.rest),
-    service: "blob" as const,
-    run: op.conditionalTest,
-  },
-]);
+// The `<row>/conditional` cells are generated from the claims (conditional.spec.ts).
+const rows: RowDef[] = OPS.map((op) => ({
+  id: `${P}${op.slug}/etag`,
+  title: `${op.operation} ${op.etag ? "returns an ETag" : "returns no ETag"}`,
+  level: "doc" as const,
+  source: containerSource(op.rest),
+  service: "blob" as const,
+  run: op.etagTest,
+}));
 
 rows.push({
   id: `${P}set-container-acl/propagation`,
@@ -315,7 +223,7 @@ defineMatrix({
     label: op.operation,
     cells: {
       etag: { claim: op.etag ? "Yes" : "No", id: `${P}${op.slug}/etag` },
-      conditional: { claim: op.conditional ? "Yes" : "No", id: `${P}${op.slug}/conditional` },
+      conditional: conditionalMatrixCell(`${P}${op.slug}`),
     },
   })),
 });

@@ -1,0 +1,188 @@
+// What the generated conditional cells (conditional.spec.ts) stand on: a
+// resource with a history (a client reads its validators, another writer
+// changes it at least one second later by the server's clock), its full state
+// read back, and the header values section C prescribes.
+import type { BlobClient, ContainerClient } from "@azure/storage-blob";
+import { expectRawStatus } from "../../fixtures/assert.ts";
+import type { RowContext } from "../../fixtures/engine.ts";
+import { preconditionFailed } from "../../fixtures/signals.ts";
+import { blobPath, newBlockBlob, newPageBlob } from "./blob-kit.ts";
+import { BLOCK_ID, NEW_CONTENT, OTHER, type Cell, type CondHeader } from "./conditional-claims.ts";
+
+/** Where a cell's request goes. */
+export interface Subject {
+  container: string;
+  blob?: string;
+  /** Copy Blob: the source's URL. */
+  sourceUrl?: string;
+  /** Abort Copy Blob: the pending copy. */
+  copyId?: string;
+}
+
+/** Everything a conditional write could change, as read back from the target. */
+export interface ResourceState {
+  exists: boolean;
+  etag?: string;
+  lastModified?: string;
+  metadata?: Record<string, string>;
+  leaseState?: string;
+  /** Container: the IDs of its stored access policies. */
+  acl?: string[];
+  content?: string;
+  contentType?: string;
+  copyStatus?: string;
+  snapshots?: number;
+  uncommitted?: string[];
+  committed?: string[];
+  /** Page blob: its valid ranges, `start-end,…`. */
+  pages?: string;
+}
+
+const notFound = (err: unknown) => (err as { statusCode?: number }).statusCode === 404;
+
+export async function containerState(c: ContainerClient): Promise<ResourceState> {
+  try {
+    const p = await c.getProperties();
+    const acl = await c.getAccessPolicy();
+    return { exists: true, etag: p.etag, lastModified: p.lastModified?.toUTCString(), metadata: p.metadata, leaseState: p.leaseState, acl: acl.signedIdentifiers.map((s) => s.id) };
+  } catch (err) {
+    if (notFound(err)) return { exists: false };
+    throw err;
+  }
+}
+
+export async function blobState(b: BlobClient, c: ContainerClient, kind: "block-blob" | "page-blob"): Promise<ResourceState> {
+  try {
+    const p = await b.getProperties();
+    const s: ResourceState = {
+      exists: true,
+      etag: p.etag,
+      lastModified: p.lastModified?.toUTCString(),
+      metadata: p.metadata,
+      leaseState: p.leaseState,
+      contentType: p.contentType,
+      copyStatus: p.copyStatus,
+      content: (await b.downloadToBuffer()).toString("utf8").replace(/\0+$/, ""),
+      snapshots: 0,
+    };
+    for await (const item of c.listBlobsFlat({ prefix: b.name, includeSnapshots: true })) if (item.name === b.name && item.snapshot) s.snapshots!++;
+    if (kind === "block-blob") {
+      const list = await b.getBlockBlobClient().getBlockList("all");
+      s.committed = (list.committedBlocks ?? []).map((x) => x.name);
+      s.uncommitted = (list.uncommittedBlocks ?? []).map((x) => x.name);
+    } else {
+      const ranges = await b.getPageBlobClient().getPageRanges();
+      // The SDK reports a range as offset and count (end − start).
+      s.pages = (ranges.pageRange ?? []).map((r) => `${r.offset}-${r.offset + (r.count ?? 0)}`).join(",");
+    }
+    return s;
+  } catch (err) {
+    if (notFound(err)) return { exists: false };
+    throw err;
+  }
+}
+
+/**
+ * Section C's values: failing is what a client read before the other writer's
+ * change (old ETag, old Last-Modified) or, for the "not" headers, the current
+ * validator; holding is the opposite.
+ */
+export function headerValue(header: CondHeader, fails: boolean, before: ResourceState, after: ResourceState): string {
+  const v = {
+    "if-match": fails ? before.etag : after.etag,
+    "if-none-match": fails ? after.etag : before.etag,
+    "if-modified-since": fails ? after.lastModified : before.lastModified,
+    "if-unmodified-since": fails ? before.lastModified : after.lastModified,
+  }[header];
+  if (!v) throw new Error(`no validator for ${header}`);
+  return v;
+}
+
+export interface History {
+  subject: Subject;
+  /** Validators of the resource the header is about, before and after the other writer. */
+  before: ResourceState;
+  after: ResourceState;
+  /** With `older`: the ETag of a version before `before`. */
+  older?: string;
+  /** Full state of the resource the request acts on. */
+  read(): Promise<ResourceState>;
+}
+
+/**
+ * Waits until the server's clock (its Date header) is a whole second past
+ * `lastModified`, so the next change is dated later. Time spent queueing for
+ * the pool does not count: only the probes' answers decide.
+ */
+async function secondLater(t: RowContext, probe: () => Promise<Date | undefined>, lastModified: string): Promise<void> {
+  const target = Date.parse(lastModified) + 1000;
+  for (let probes = 0; probes < 20; probes++) {
+    const now = (await probe())?.getTime();
+    if (now !== undefined && now >= target) return;
+    await t.sleep(now === undefined ? 250 : Math.min(1000, target - now + 20));
+  }
+  preconditionFailed("the server's Date never passed Last-Modified + 1 s: no later change can be dated apart");
+}
+
+/**
+ * Puts a fresh resource through the history section C assumes: this client
+ * reads it, another writer changes it (a metadata write by a second client, or
+ * for Abort Copy Blob a copy started onto it) a second later.
+ */
+export async function history(t: RowContext, cell: Cell, opts: { older?: boolean } = {}): Promise<History> {
+  const { claim } = cell;
+  const other = t.clients.blob();
+  const c = await t.newContainer();
+  if (claim.resource === "container") {
+    const target = claim.creates ? t.blob.getContainerClient(t.name("c")) : c;
+    t.step("read the container (this client)");
+    const before = await containerState(c);
+    await secondLater(t, async () => (await c.getProperties()).date, before.lastModified!);
+    t.step("another writer changes the container");
+    await other.getContainerClient(c.containerName).setMetadata({ state: OTHER });
+    const after = await containerState(c);
+    expectLater(before, after);
+    return { subject: { container: target.containerName }, before, after, read: () => containerState(target) };
+  }
+  const kind = claim.resource;
+  const b = kind === "page-blob" ? await newPageBlob(t, c) : await newBlockBlob(t, "original", c);
+  const subject: Subject = { container: c.containerName, blob: b.name };
+  let validated: BlobClient = b;
+  if (claim.source || claim.pendingCopy) {
+    const src = await newBlockBlob(t, "source", c);
+    subject.sourceUrl = src.url;
+    if (cell.onSource) validated = src;
+  }
+  if (claim.row.endsWith("/put-block-list")) await c.getBlockBlobClient(b.name).stageBlock(BLOCK_ID, NEW_CONTENT, NEW_CONTENT.length);
+  let older: string | undefined;
+  if (opts.older) {
+    // A version before the one this client reads: an ETag older than the old one.
+    older = (await validated.getProperties()).etag;
+    await other.getContainerClient(c.containerName).getBlobClient(validated.name).setMetadata({ state: "first change" });
+  }
+  const read = (x: BlobClient, k: typeof kind = kind) => blobState(x, c, k);
+  t.step("read the blob (this client)");
+  const before = await read(validated, cell.onSource ? "block-blob" : kind);
+  await secondLater(t, async () => (await validated.getProperties()).date, before.lastModified!);
+  if (claim.pendingCopy) {
+    t.step("another writer starts a copy onto the blob");
+    const res = await t.raw("blob", { method: "PUT", path: blobPath(b), headers: { "x-ms-copy-source": subject.sourceUrl! } });
+    expectRawStatus("Copy Blob to start a copy", res, { status: 202 });
+    subject.copyId = res.headers["x-ms-copy-id"];
+    const status = (await b.getProperties()).copyStatus;
+    t.note("copyStatusOnServer", status ?? null);
+    if (status !== "pending") preconditionFailed(`the target completed the copy at once (x-ms-copy-status: ${status ?? "none"}); there is no pending copy to abort`);
+  } else {
+    t.step("another writer changes the blob");
+    await other.getContainerClient(c.containerName).getBlobClient(validated.name).setMetadata({ state: OTHER });
+  }
+  const after = await read(validated, cell.onSource ? "block-blob" : kind);
+  expectLater(before, after);
+  return { subject, before, after, older, read: () => read(b) };
+}
+
+function expectLater(before: ResourceState, after: ResourceState): void {
+  if (Date.parse(after.lastModified!) < Date.parse(before.lastModified!) + 1000 || after.etag === before.etag) {
+    preconditionFailed("the other writer's change did not give the resource a new ETag and a Last-Modified a second later");
+  }
+}
