@@ -40,10 +40,10 @@ export interface ResourceState {
 
 const notFound = (err: unknown) => (err as { statusCode?: number }).statusCode === 404;
 
+// The reads of a state are independent: they go out together.
 export async function containerState(c: ContainerClient): Promise<ResourceState> {
   try {
-    const p = await c.getProperties();
-    const acl = await c.getAccessPolicy();
+    const [p, acl] = await Promise.all([c.getProperties(), c.getAccessPolicy()]);
     return { exists: true, etag: p.etag, lastModified: p.lastModified?.toUTCString(), metadata: p.metadata, leaseState: p.leaseState, acl: acl.signedIdentifiers.map((s) => s.id) };
   } catch (err) {
     if (notFound(err)) return { exists: false };
@@ -51,10 +51,26 @@ export async function containerState(c: ContainerClient): Promise<ResourceState>
   }
 }
 
+async function snapshotCount(b: BlobClient, c: ContainerClient): Promise<number> {
+  let n = 0;
+  for await (const item of c.listBlobsFlat({ prefix: b.name, includeSnapshots: true })) if (item.name === b.name && item.snapshot) n++;
+  return n;
+}
+
+async function blocksOrPages(b: BlobClient, kind: "block-blob" | "page-blob"): Promise<Partial<ResourceState>> {
+  if (kind === "block-blob") {
+    const list = await b.getBlockBlobClient().getBlockList("all");
+    return { committed: (list.committedBlocks ?? []).map((x) => x.name), uncommitted: (list.uncommittedBlocks ?? []).map((x) => x.name) };
+  }
+  // The SDK reports a range as offset and count (end − start).
+  const ranges = await b.getPageBlobClient().getPageRanges();
+  return { pages: (ranges.pageRange ?? []).map((r) => `${r.offset}-${r.offset + (r.count ?? 0)}`).join(",") };
+}
+
 export async function blobState(b: BlobClient, c: ContainerClient, kind: "block-blob" | "page-blob"): Promise<ResourceState> {
   try {
-    const p = await b.getProperties();
-    const s: ResourceState = {
+    const [p, body, snapshots, parts] = await Promise.all([b.getProperties(), b.downloadToBuffer(), snapshotCount(b, c), blocksOrPages(b, kind)]);
+    return {
       exists: true,
       etag: p.etag,
       lastModified: p.lastModified?.toUTCString(),
@@ -62,20 +78,10 @@ export async function blobState(b: BlobClient, c: ContainerClient, kind: "block-
       leaseState: p.leaseState,
       contentType: p.contentType,
       copyStatus: p.copyStatus,
-      content: (await b.downloadToBuffer()).toString("utf8").replace(/\0+$/, ""),
-      snapshots: 0,
+      content: body.toString("utf8").replace(/\0+$/, ""),
+      snapshots,
+      ...parts,
     };
-    for await (const item of c.listBlobsFlat({ prefix: b.name, includeSnapshots: true })) if (item.name === b.name && item.snapshot) s.snapshots!++;
-    if (kind === "block-blob") {
-      const list = await b.getBlockBlobClient().getBlockList("all");
-      s.committed = (list.committedBlocks ?? []).map((x) => x.name);
-      s.uncommitted = (list.uncommittedBlocks ?? []).map((x) => x.name);
-    } else {
-      const ranges = await b.getPageBlobClient().getPageRanges();
-      // The SDK reports a range as offset and count (end − start).
-      s.pages = (ranges.pageRange ?? []).map((r) => `${r.offset}-${r.offset + (r.count ?? 0)}`).join(",");
-    }
-    return s;
   } catch (err) {
     if (notFound(err)) return { exists: false };
     throw err;
