@@ -24,6 +24,7 @@ const program = withOneLineErrors(
     .option("--concurrency <n>", "rows run at once (env CONFORMANCE_CONCURRENCY, default 8)")
     .option("--request-timeout <ms>", "per-try request timeout (env CONFORMANCE_REQUEST_TIMEOUT_MS, default 10000)")
     .option("--max-tries <n>", "tries per request (env CONFORMANCE_MAX_TRIES, default 3)")
+    .option("--seed <n>", "seed of the model rows' random sequences, to replay a run (env CONFORMANCE_SEED; default a fresh one, printed in each model row's notes)")
     .addOption(new Option("--no-cleanup", "keep what the run created (env CONFORMANCE_CLEANUP=false)"))
     .option("--env-file <path>", "dotenv file to read", ".env"),
 );
