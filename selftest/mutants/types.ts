@@ -34,6 +34,12 @@ export interface Mutant {
   /** For a mutant generated from a claim: the cell it is generated for (the report groups by it). */
   cell?: string;
   /**
+   * A stateful mutant of a model row, which deviates only after some sequence
+   * or under concurrency: judged by its kill rate over runs with `seeds`
+   * different seeds (selftest/models.test.ts), not by one run.
+   */
+  killRate?: { seeds: number; atLeast: number };
+  /**
    * Rewrites the request before it is forwarded (mutate req), or answers it
    * without forwarding by returning a response.
    */

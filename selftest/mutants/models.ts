@@ -1,0 +1,95 @@
+// Stateful mutants of the model rows (catalogue M): each deviates only after a
+// particular sequence or under concurrency, the way real emulators and stores
+// have (lost updates of a check-then-act race, a cache serving stale reads,
+// version names reused). Judged by kill rate over 20 seeds (models.test.ts).
+import { segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
+
+const RATE = { seeds: 20, atLeast: 19 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const key = (req: ProxyRequest) => `${req.service}:${segments(req).join("/")}`;
+const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
+
+/**
+ * Check-then-act without a lock: a conditional write evaluates its If-Match,
+ * waits a moment, and is applied even if another conditional write to the same
+ * resource was applied meanwhile (both succeed).
+ */
+function lostUpdate(name: string, description: string, kills: string, isWrite: (req: ProxyRequest) => boolean): Mutant {
+  const inFlight = (state: MutantState, k: string) => (state.get(`flight:${k}`) as number | undefined) ?? 0;
+  const marked = new WeakSet<ProxyRequest>();
+  return {
+    name,
+    description,
+    kills: [kills],
+    killRate: RATE,
+    async onRequest(req, state) {
+      if (!isWrite(req) || req.headers["if-match"] === undefined) return;
+      const k = key(req);
+      state.set(`flight:${k}`, inFlight(state, k) + 1);
+      marked.add(req);
+      await sleep(25);
+      // Another conditional write is in flight on the same resource: this one no longer checks.
+      if (inFlight(state, k) > 1) delete req.headers["if-match"];
+    },
+    onResponse(req, _res, state) {
+      if (marked.has(req)) state.set(`flight:${key(req)}`, inFlight(state, key(req)) - 1);
+    },
+  };
+}
+
+const isBlobPut = (req: ProxyRequest) => req.service === "blob" && req.method === "PUT" && segments(req).length === 2 && !req.url.includes("comp=");
+const isEntityPut = (req: ProxyRequest) => req.service === "table" && req.method === "PUT" && /\(PartitionKey=/.test(req.url);
+
+export const MUTANTS: Mutant[] = [
+  lostUpdate(
+    "model-blob-lost-update",
+    "Put Blob with If-Match checks the ETag, then applies the write after a moment even if a concurrent conditional write landed meanwhile",
+    "general/linearizable/blob",
+    isBlobPut,
+  ),
+  lostUpdate(
+    "model-entity-lost-update",
+    "Update Entity with If-Match checks the ETag, then applies the update after a moment even if a concurrent update landed meanwhile",
+    "general/linearizable/table-entity",
+    isEntityPut,
+  ),
+  {
+    name: "model-blob-stale-read",
+    description: "A read cache in front of the blob: Get Blob serves the last answer it cached for up to 200 ms, even after a write or delete",
+    kills: ["general/linearizable/blob"],
+    killRate: RATE,
+    onRequest(req, state) {
+      if (req.service !== "blob" || req.method !== "GET" || segments(req).length !== 2) return;
+      const cached = state.get(`cache:${key(req)}`) as { at: number; res: ProxyResponse } | undefined;
+      if (cached && Date.now() - cached.at < 200) return { ...cached.res, headers: { ...cached.res.headers } };
+    },
+    onResponse(req, res, state) {
+      if (req.service === "blob" && req.method === "GET" && segments(req).length === 2 && !state.has(`cache:${key(req)}`)) {
+        state.set(`cache:${key(req)}`, { at: Date.now(), res: { status: res.status, headers: { ...res.headers }, body: res.body } });
+      }
+      if (Date.now() - ((state.get(`cache:${key(req)}`) as { at: number } | undefined)?.at ?? 0) >= 200) state.delete(`cache:${key(req)}`);
+    },
+  },
+  {
+    name: "model-blob-etag-reused",
+    description: "A blob created again after a delete gets back the ETag its deleted version had (an ETag names two versions)",
+    kills: ["general/linearizable/blob"],
+    killRate: RATE,
+    onResponse(req, res, state) {
+      if (req.service !== "blob" || segments(req).length !== 2) return;
+      const k = key(req);
+      if (req.method === "DELETE" && ok(res)) state.set(`deleted:${k}`, state.get(`etag:${k}`));
+      else if (isBlobPut(req) && ok(res) && res.headers["etag"]) {
+        const old = state.get(`deleted:${k}`) as string | undefined;
+        state.delete(`deleted:${k}`);
+        if (old) {
+          state.set(`alias:${k}:${old}`, res.headers["etag"]);
+          res.headers["etag"] = old;
+        }
+        state.set(`etag:${k}`, res.headers["etag"]);
+      } else if (req.method === "GET" && ok(res) && res.headers["etag"]) {
+        state.set(`etag:${k}`, res.headers["etag"]);
+      }
+    },
+  },
+];
