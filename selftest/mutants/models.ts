@@ -1,7 +1,8 @@
 // Stateful mutants of the model rows (catalogue M): each deviates only after a
 // particular sequence or under concurrency, the way real emulators and stores
 // have (lost updates of a check-then-act race, a cache serving stale reads,
-// version names reused). Judged by kill rate over 20 seeds (models.test.ts).
+// version names reused, leases surviving or vanishing when they must not).
+// Judged by kill rate over 20 seeds (models.test.ts).
 import { segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 const RATE = { seeds: 20, atLeast: 19 };
@@ -93,3 +94,27 @@ export const MUTANTS: Mutant[] = [
     },
   },
 ];
+
+// ---- blob/lease/model ----
+
+const isBlobLease = (req: ProxyRequest) => req.service === "blob" && req.method === "PUT" && req.url.includes("comp=lease") && segments(req).length === 2;
+const leaseVerb = (req: ProxyRequest) => (req.headers["x-ms-lease-action"] ?? "").toLowerCase();
+
+MUTANTS.push(
+  {
+    name: "model-lease-write-drops-lease",
+    description: "Put Blob with the lease ID on a leased blob succeeds but the lease is gone afterwards: reads report it available (Azurite#618, lease reset by an overwrite)",
+    kills: ["blob/lease/model"],
+    killRate: RATE,
+    onResponse(req, res, state) {
+      const k = key(req);
+      if (isBlobPut(req) && ok(res) && req.headers["x-ms-lease-id"]) state.set(`dropped:${k}`, true);
+      if (isBlobLease(req) && ok(res) && leaseVerb(req) === "acquire") state.delete(`dropped:${k}`);
+      if ((req.method === "HEAD" || req.method === "GET") && state.get(`dropped:${k}`) && ok(res)) {
+        res.headers["x-ms-lease-state"] = "available";
+        res.headers["x-ms-lease-status"] = "unlocked";
+        delete res.headers["x-ms-lease-duration"];
+      }
+    },
+  },
+);

@@ -30,26 +30,24 @@ import {
   type StatedLease,
 } from "./lease-kit.ts";
 import { newBlockBlob } from "./blob-kit.ts";
-import { TABLE, type Action, type Outcome } from "./lease-table.ts";
+import { ACTION_LABEL, BREAK_PERIOD, onState, TABLE, type Action, type Outcome } from "./lease-table.ts";
 
 const P = "blob/lease/state/";
 const SOURCE = blobLeaseSource("Lease Blob, outcomes of lease operations on blobs by lease state");
 const CHANGED = "changed by a writer";
-/** Break period of the "period > 0" action; shorter than BREAKING_PERIOD so a Breaking lease keeps its own end. */
-const BREAK_PERIOD = 15;
 
 const STATES: StatedLease[] = ["available", "leased", "breaking", "broken", "expired", "expired-modified"];
 
 const ACTIONS: { action: Action; label: string; send: (s: StatedBlob) => { verb: LeaseAction; args: LeaseArgs } }[] = [
-  { action: "acquire", label: "acquire (another ID)", send: (s) => ({ verb: "acquire", args: { proposed: s.other, duration: -1 } }) },
-  { action: "acquire-same", label: "acquire A", send: (s) => ({ verb: "acquire", args: { proposed: s.a, duration: -1 } }) },
-  { action: "renew", label: "renew A", send: (s) => ({ verb: "renew", args: { id: s.a } }) },
-  { action: "renew-other", label: "renew B", send: (s) => ({ verb: "renew", args: { id: s.other } }) },
-  { action: "change", label: "change A→B", send: (s) => ({ verb: "change", args: { id: s.a, proposed: s.other } }) },
-  { action: "release", label: "release A", send: (s) => ({ verb: "release", args: { id: s.a } }) },
-  { action: "release-other", label: "release B", send: (s) => ({ verb: "release", args: { id: s.other } }) },
-  { action: "break-0", label: "break (period 0)", send: () => ({ verb: "break", args: { breakPeriod: 0 } }) },
-  { action: "break-period", label: `break (period ${BREAK_PERIOD} s)`, send: () => ({ verb: "break", args: { breakPeriod: BREAK_PERIOD } }) },
+  { action: "acquire", label: ACTION_LABEL.acquire, send: (s) => ({ verb: "acquire", args: { proposed: s.other, duration: -1 } }) },
+  { action: "acquire-same", label: ACTION_LABEL["acquire-same"], send: (s) => ({ verb: "acquire", args: { proposed: s.a, duration: -1 } }) },
+  { action: "renew", label: ACTION_LABEL.renew, send: (s) => ({ verb: "renew", args: { id: s.a } }) },
+  { action: "renew-other", label: ACTION_LABEL["renew-other"], send: (s) => ({ verb: "renew", args: { id: s.other } }) },
+  { action: "change", label: ACTION_LABEL.change, send: (s) => ({ verb: "change", args: { id: s.a, proposed: s.other } }) },
+  { action: "release", label: ACTION_LABEL.release, send: (s) => ({ verb: "release", args: { id: s.a } }) },
+  { action: "release-other", label: ACTION_LABEL["release-other"], send: (s) => ({ verb: "release", args: { id: s.other } }) },
+  { action: "break-0", label: ACTION_LABEL["break-0"], send: () => ({ verb: "break", args: { breakPeriod: 0 } }) },
+  { action: "break-period", label: ACTION_LABEL["break-period"], send: () => ({ verb: "break", args: { breakPeriod: BREAK_PERIOD } }) },
 ];
 
 const claimText = (o: Outcome) => `${o.status}${o.code ? " " + o.code : ""}${o.status < 300 ? ` → ${Array.isArray(o.after) ? "unlocked" : o.after}` : ""}`;
@@ -57,9 +55,6 @@ const claimText = (o: Outcome) => `${o.status}${o.code ? " " + o.code : ""}${o.s
 /** The states whose column has a cell for this action. */
 const statesOf = (action: (typeof ACTIONS)[number]) => STATES.filter((state) => TABLE[action.action][state]);
 const stateLabel = (state: StatedLease) => (state === "expired-modified" ? "expired, then written without a lease ID" : state);
-const onState = (state: StatedLease) =>
-  state === "expired-modified" ? "an expired lease after a write" : `${state === "available" || state === "expired" ? "an" : "a"} ${state} lease`;
-
 async function runCell(t: RowContext, action: (typeof ACTIONS)[number], state: StatedLease): Promise<void> {
   const expected = TABLE[action.action][state]!;
   const s = await blobInState(t, state);

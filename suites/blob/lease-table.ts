@@ -2,7 +2,7 @@
 // lease state → status, code, the state read back and who holds the lease.
 // One source of truth: lease-state.spec.ts checks it cell by cell, and the
 // lease model (lease-model.spec.ts) uses it as its transition table.
-import type { LeaseState } from "./lease-kit.ts";
+import type { LeaseState, StatedLease } from "./lease-kit.ts";
 
 /** A = the holder's ID, B = another ID. */
 export type Action = "acquire" | "acquire-same" | "renew" | "renew-other" | "change" | "release" | "release-other" | "break-0" | "break-period";
@@ -110,3 +110,21 @@ export const TABLE: Record<Action, Record<LeaseState, Outcome> & { "expired-modi
     expired: { status: 202, after: EXPIRED_BROKEN },
   },
 };
+
+/** Break period of the table's "period > 0" action; shorter than BREAKING_PERIOD so a Breaking lease keeps its own end. */
+export const BREAK_PERIOD = 15;
+
+/** How the state rows name each action and state (their failure messages, and so their pins, use these). */
+export const ACTION_LABEL: Record<Action, string> = {
+  acquire: "acquire (another ID)",
+  "acquire-same": "acquire A",
+  renew: "renew A",
+  "renew-other": "renew B",
+  change: "change A→B",
+  release: "release A",
+  "release-other": "release B",
+  "break-0": "break (period 0)",
+  "break-period": `break (period ${BREAK_PERIOD} s)`,
+};
+export const onState = (state: StatedLease) =>
+  state === "expired-modified" ? "an expired lease after a write" : `${state === "available" || state === "expired" ? "an" : "a"} ${state} lease`;

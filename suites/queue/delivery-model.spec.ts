@@ -1,0 +1,590 @@
+// M Models: queue delivery under random interleavings (catalogue M,
+// `queue/delivery-model`). Several receivers, each with its own client, run
+// a plan drawn from the run's seed (put, get with 1-2 s windows, update and
+// delete with the receipt they hold, delete/update with a receipt they know
+// is superseded, short waits) concurrently on one queue; every answer is
+// recorded (Date, TimeNextVisible, DequeueCount, pop receipt, text, status).
+// A drain then receives every message once the server's clock is past every
+// TimeNextVisible given. Each message's history must be linearizable against
+// a small model of the documented behaviour (Q rows): a delivery only once
+// the message is visible by the server's clock (1 s of granularity allowed),
+// with DequeueCount + 1 and the last successfully updated text; only the
+// current receipt deletes or updates, and it always does; a deleted message
+// never comes back; at the drain, an undeleted message is not missing. Time
+// verdicts use the server's Date and TimeNextVisible only; the local monotonic
+// clock only orders what one process saw (an answer received before a request
+// was sent), never measures a duration in a verdict.
+import { performance } from "node:perf_hooks";
+import fc from "fast-check";
+import { AssertionError } from "chai";
+import type { QueueClient } from "@azure/storage-queue";
+import type { RowContext, RowDef } from "../../fixtures/engine.ts";
+import { checkLinearizable, type Model, type Operation } from "../../fixtures/linearizability.ts";
+import { replayCommand, seeded } from "../../fixtures/models.ts";
+import { defineTable } from "../../fixtures/registry.ts";
+import { isTransportFault, RowSignal } from "../../fixtures/signals.ts";
+import { queueSource } from "./queue-kit.ts";
+
+/** Receivers. */
+export const RECEIVERS = 4;
+/** Waits end on a tick shared by all receivers (scheduling only), so their next requests meet. */
+const TICK_MS = 300;
+/** The server's clocks have one-second granularity: Date and TimeNextVisible may disagree by this much. */
+const SLACK_MS = 1000;
+/** Window of the drain's receives: long enough that nothing it receives comes back during the row. */
+const DRAIN_VISIBILITY_S = 30;
+
+// ---- the plan ----------------------------------------------------------------
+
+export type Step =
+  | { kind: "put"; delay: number } // Put Message, initial visibilitytimeout (s)
+  | { kind: "get"; n: number; visibility: number } // Get Messages, numofmessages, visibilitytimeout (s)
+  // Update Message on a held message, new text; then, maybe, the receipt it superseded is used again at
+  // once (the client bug of Azure/durabletask#1246: a delete racing a renewal with the old receipt).
+  | { kind: "update"; pick: number; visibility: number; then?: "update" | "delete" }
+  | { kind: "delete"; pick: number } // Delete Message on a held message
+  | { kind: "stale"; pick: number; action: "update" | "delete"; of: "superseded" | "deleted" } // with a receipt this receiver knows is stale
+  | { kind: "wait"; ticks: number };
+
+/**
+ * What each receiver does, in an order drawn from the seed: every kind in
+ * every run (a plain weighted draw leaves some runs with no delete at all).
+ */
+const BAG: Step["kind"][] = ["put", "get", "get", "get", "get", "get", "get", "update", "update", "update", "delete", "delete", "delete", "stale", "stale", "stale", "wait", "wait", "wait", "wait"];
+
+const params = fc.record({
+  delay: fc.constantFrom(0, 0, 0, 1, 2),
+  n: fc.constantFrom(1, 2),
+  getVisibility: fc.constantFrom(1, 2),
+  updateVisibility: fc.constantFrom(0, 1, 1),
+  pick: fc.nat(7),
+  action: fc.constantFrom("update" as const, "delete" as const),
+  of: fc.constantFrom("superseded" as const, "superseded" as const, "superseded" as const, "deleted" as const),
+  then: fc.constantFrom(undefined, undefined, "update" as const, "delete" as const),
+  ticks: fc.integer({ min: 1, max: 3 }),
+});
+
+const receiverPlan: fc.Arbitrary<Step[]> = fc
+  .tuple(fc.shuffledSubarray(BAG, { minLength: BAG.length, maxLength: BAG.length }), fc.array(params, { minLength: BAG.length, maxLength: BAG.length }))
+  .map(([kinds, ps]) =>
+    kinds.map((kind, i): Step => {
+      const p = ps[i];
+      switch (kind) {
+        case "put":
+          return { kind, delay: p.delay };
+        case "get":
+          return { kind, n: p.n, visibility: p.getVisibility };
+        case "update":
+          return { kind, pick: p.pick, visibility: p.updateVisibility, then: p.then };
+        case "delete":
+          return { kind, pick: p.pick };
+        case "stale":
+          return { kind, pick: p.pick, action: p.action, of: p.of };
+        case "wait":
+          return { kind, ticks: p.ticks };
+      }
+    }),
+  );
+
+/** The plan of one run: per receiver, two puts and then the bag in the seed's order. */
+export function plan(seed: number): Step[][] {
+  const [steps] = fc.sample(fc.array(receiverPlan, { minLength: RECEIVERS, maxLength: RECEIVERS }), { seed, numRuns: 1 });
+  return steps.map((s) => [{ kind: "put", delay: 0 }, { kind: "put", delay: 0 }, ...s]);
+}
+
+// ---- the history -------------------------------------------------------------
+
+interface Delivered {
+  id: string;
+  receipt: string;
+  /** TimeNextVisible, ms since the epoch (whole seconds). */
+  tnv: number;
+  count: number;
+  text: string;
+}
+
+/** One operation as issued and answered. Times: `call`/`ret` local (ordering only); `date`/`tnv` the server's. */
+interface Event {
+  seq: number;
+  who: string;
+  kind: "put" | "get" | "update" | "delete";
+  /** Sent with a receipt the receiver knew was superseded (or its message deleted). */
+  stale?: boolean;
+  call: number;
+  ret: number;
+  id?: string;
+  receipt?: string;
+  text?: string;
+  visibility?: number;
+  n?: number;
+  status?: number;
+  code?: string;
+  date?: number;
+  newReceipt?: string;
+  tnv?: number;
+  delivered?: Delivered[];
+  fault?: string;
+}
+
+const ok = (e: Event) => e.status !== undefined && e.status >= 200 && e.status < 300;
+
+interface Rest {
+  statusCode?: number;
+  code?: string;
+  response?: { headers?: { get(n: string): string | undefined } };
+}
+
+class History {
+  readonly events: Event[] = [];
+  /** Set once an operation went unanswered: everyone stops, the row is INCONCLUSIVE. */
+  fault?: Event;
+  private readonly t0 = performance.now();
+
+  /** Runs one operation, recording the server's answer (or that there was none). */
+  async record<T>(who: string, fields: Omit<Event, "seq" | "who" | "call" | "ret">, op: () => Promise<T>, answer: (e: Event, r: T) => void): Promise<Event> {
+    const e: Event = { seq: this.events.length, who, ...fields, call: this.now(), ret: Infinity };
+    this.events.push(e);
+    try {
+      const r = await op();
+      e.ret = this.now();
+      answer(e, r);
+    } catch (err) {
+      e.ret = this.now();
+      if (isTransportFault(err)) {
+        e.ret = Infinity;
+        e.fault = (err as Error).message ?? String(err);
+        this.fault ??= e;
+        return e;
+      }
+      const r = err as Rest;
+      if (r?.statusCode === undefined) throw err;
+      e.status = r.statusCode;
+      e.code = r.response?.headers?.get("x-ms-error-code") ?? r.code;
+      const date = r.response?.headers?.get("date");
+      if (date) e.date = Date.parse(date);
+    }
+    return e;
+  }
+
+  /** The first operation that went unanswered, if any. */
+  unanswered(): Event | undefined {
+    return this.fault;
+  }
+
+  /** Milliseconds since the row started, to 0.1 ms (rounding only merges instants, never reorders them). */
+  private now(): number {
+    return Math.round((performance.now() - this.t0) * 10) / 10;
+  }
+}
+
+const time = (d: Date | undefined) => (d ? d.getTime() : undefined);
+
+interface Receiver {
+  who: string;
+  q: QueueClient;
+  held: { id: string; receipt: string }[];
+  /** Receipts it knows are no longer current: superseded by its own update or a later dequeue (its own, or another's when refused). */
+  superseded: { id: string; receipt: string }[];
+  /** Receipts of messages it deleted. */
+  deleted: { id: string; receipt: string }[];
+}
+
+async function put(h: History, r: Receiver, text: string, delay: number): Promise<void> {
+  await h.record(r.who, { kind: "put", text, visibility: delay }, () => r.q.sendMessage(text, { visibilityTimeout: delay }), (e, res) => {
+    e.status = res._response.status;
+    e.date = time(res.date);
+    e.id = res.messageId;
+    e.newReceipt = res.popReceipt;
+    e.tnv = time(res.nextVisibleOn);
+  });
+}
+
+async function get(h: History, r: Receiver, n: number, visibility: number): Promise<void> {
+  await h.record(r.who, { kind: "get", n, visibility }, () => r.q.receiveMessages({ numberOfMessages: n, visibilityTimeout: visibility }), (e, res) => {
+    e.status = res._response.status;
+    e.date = time(res.date);
+    e.delivered = res.receivedMessageItems.map((m) => ({ id: m.messageId, receipt: m.popReceipt, tnv: time(m.nextVisibleOn) ?? NaN, count: m.dequeueCount, text: m.messageText }));
+    for (const m of e.delivered) {
+      const had = r.held.findIndex((x) => x.id === m.id);
+      if (had >= 0) r.superseded.push(...r.held.splice(had, 1));
+      r.held.push({ id: m.id, receipt: m.receipt });
+    }
+  });
+}
+
+async function update(h: History, r: Receiver, target: { id: string; receipt: string }, text: string, visibility: number, stale: boolean): Promise<Event> {
+  return h.record(
+    r.who,
+    { kind: "update", stale, id: target.id, receipt: target.receipt, text, visibility },
+    () => r.q.updateMessage(target.id, target.receipt, text, visibility),
+    (e, res) => {
+      e.status = res._response.status;
+      e.date = time(res.date);
+      e.newReceipt = res.popReceipt;
+      e.tnv = time(res.nextVisibleOn);
+    },
+  );
+}
+
+async function remove(h: History, r: Receiver, target: { id: string; receipt: string }, stale: boolean): Promise<Event> {
+  return h.record(r.who, { kind: "delete", stale, id: target.id, receipt: target.receipt }, () => r.q.deleteMessage(target.id, target.receipt), (e, res) => {
+    e.status = res._response.status;
+    e.date = time(res.date);
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One receiver runs its steps; what it holds decides which message a step touches. */
+async function runReceiver(h: History, r: Receiver, steps: Step[], index: number, start: number): Promise<void> {
+  for (const [i, s] of steps.entries()) {
+    if (h.fault) return;
+    const tag = `${index + 1}.${i}`;
+    // The most recent of what it holds (as a consumer deletes what it just processed), and the most
+    // recently superseded receipts (the likeliest to be taken for current by a faulty target).
+    const recent = <T>(list: T[], pick: number) => list[list.length - 1 - (pick % Math.min(2, list.length))];
+    const pickHeld = (pick: number) => recent(r.held, pick);
+
+    if ((s.kind === "update" || s.kind === "delete") && r.held.length === 0) {
+      await get(h, r, 1, 2);
+      continue;
+    }
+    const stale = s.kind !== "stale" ? [] : s.of === "deleted" && r.deleted.length > 0 ? r.deleted : r.superseded.length > 0 ? r.superseded : r.deleted;
+    if (s.kind === "stale" && stale.length === 0) {
+      await get(h, r, 1, 2);
+      continue;
+    }
+    switch (s.kind) {
+      case "put":
+        await put(h, r, `p${tag}`, s.delay);
+        break;
+      case "get":
+        await get(h, r, s.n, s.visibility);
+        break;
+      case "update": {
+        const target = pickHeld(s.pick);
+        const e = await update(h, r, target, `u${tag}`, s.visibility, false);
+        r.held.splice(r.held.indexOf(target), 1);
+        r.superseded.push(target);
+        if (ok(e)) r.held.push({ id: target.id, receipt: e.newReceipt! });
+        if (ok(e) && s.then === "update") await update(h, r, target, `s${tag}`, 0, true);
+        if (ok(e) && s.then === "delete") await remove(h, r, target, true);
+        break;
+      }
+      case "delete": {
+        const target = pickHeld(s.pick);
+        const e = await remove(h, r, target, false);
+        r.held.splice(r.held.indexOf(target), 1);
+        (ok(e) ? r.deleted : r.superseded).push(target);
+        break;
+      }
+      case "stale": {
+        const target = recent(stale, s.pick);
+        if (s.action === "update") await update(h, r, target, `s${tag}`, 0, true);
+        else await remove(h, r, target, true);
+        break;
+      }
+      case "wait": {
+        const now = performance.now() - start;
+        await sleep((Math.floor(now / TICK_MS) + s.ticks) * TICK_MS - now);
+        break;
+      }
+    }
+  }
+}
+
+// ---- the model ---------------------------------------------------------------
+
+/**
+ * One message as the documentation describes it. `exists: "maybe"` and more
+ * than one candidate receipt only arise under a relaxation (used to name the
+ * invariant a failing history breaks).
+ */
+interface MsgState {
+  exists: boolean | "maybe";
+  count: number;
+  receipts: string[];
+  /** The TimeNextVisible it was last given (ms). */
+  visibleAt: number;
+  text: string;
+}
+
+type MsgInput = { op: "get" } | { op: "update"; receipt: string; text: string } | { op: "delete"; receipt: string } | { op: "absent" };
+/** `ok`: 2xx. get: what was delivered; update: the new receipt and TimeNextVisible; absent: the drain's last Date. */
+interface MsgOutput {
+  ok: boolean;
+  date?: number;
+  count?: number;
+  receipt?: string;
+  tnv?: number;
+  text?: string;
+}
+
+/** Each relaxation drops one documented rule; the first that explains a failing history names the broken invariant. */
+const RELAXATIONS = [
+  { relax: "dup", signature: "a message was delivered to two receivers within one visibility window", rule: "one dequeue (one DequeueCount) was handed out twice" },
+  { relax: "window", signature: "a message was delivered before the TimeNextVisible it was last given", rule: "a delivery's Date is more than 1 s before the TimeNextVisible the message was last given (by Put, Get or Update Message)" },
+  { relax: "stale", signature: "a stale pop receipt deleted or updated a message", rule: "Delete / Update Message succeeded with a receipt that was no longer the message's current one" },
+  { relax: "deleted", signature: "a deleted message came back", rule: "a message was delivered (or updated) after a Delete Message succeeded" },
+  { relax: "count", signature: "a delivery's DequeueCount is not the previous one + 1", rule: "DequeueCount did not grow by exactly one per delivery" },
+  { relax: "text", signature: "a delivered message's text is not the last successfully updated one", rule: "a delivery carried another text than the put's or the last successful update's" },
+  { relax: "absent", signature: "an undeleted message did not come back after its visibility timeout", rule: "the drain did not receive a message that was never deleted, its TimeNextVisible long past" },
+  { relax: "current", signature: "Delete / Update Message refused the message's current pop receipt", rule: "an operation with the current receipt was refused" },
+] as const;
+type Relax = (typeof RELAXATIONS)[number]["relax"];
+const UNEXPLAINED = "the deliveries of a message cannot be explained by the documented behaviour";
+
+function messageModel(init: MsgState, relax: ReadonlySet<Relax>): Model<MsgState, MsgInput, MsgOutput> {
+  return {
+    init: () => init,
+    step(s, input, o) {
+      const no = { ok: false, state: s };
+      if (!o) return no; // unanswered operations end the row before any check
+      const yes = (state: MsgState) => ({ ok: true, state });
+      switch (input.op) {
+        case "get": {
+          if (s.exists === false) return no;
+          const textOk = o.text === s.text || relax.has("text");
+          if (!textOk) return no;
+          const visible = s.visibleAt <= o.date! + SLACK_MS || relax.has("window");
+          if (visible && (o.count === s.count + 1 || relax.has("count"))) {
+            return yes({ exists: true, count: o.count!, receipts: [o.receipt!], visibleAt: o.tnv!, text: o.text! });
+          }
+          // The same dequeue handed to a second receiver: same DequeueCount, inside its window (or with
+          // its very TimeNextVisible); nothing else changes.
+          const again = o.count === s.count && s.count > 0 && (o.tnv === s.visibleAt || o.date! < s.visibleAt);
+          if (relax.has("dup") && again) return yes({ ...s, receipts: [...new Set([...s.receipts, o.receipt!])] });
+          return no;
+        }
+        case "update":
+        case "delete": {
+          const holds = s.exists !== false && s.receipts.includes(input.receipt);
+          if (o.ok) {
+            if (s.exists === false) return no;
+            if (!holds && !relax.has("stale")) return no;
+            if (input.op === "delete") return yes({ ...s, exists: relax.has("deleted") ? "maybe" : false });
+            return yes({ ...s, exists: true, receipts: [o.receipt!], visibleAt: o.tnv!, text: input.text });
+          }
+          const current = s.exists === true && s.receipts.length === 1 && s.receipts[0] === input.receipt;
+          if (current && !relax.has("current")) return no;
+          return yes(s.receipts.length > 1 ? { ...s, receipts: s.receipts.filter((r) => r !== input.receipt) } : s);
+        }
+        case "absent":
+          // Visible for sure, even allowing for the clocks' granularity, yet not received.
+          return s.exists === true && s.visibleAt <= o.date! - SLACK_MS && !relax.has("absent") ? no : yes(s);
+      }
+    },
+  };
+}
+
+// ---- checking ----------------------------------------------------------------
+
+interface Violation {
+  rank: number;
+  signature: string;
+  rule?: string;
+  id: string;
+  explanation: string;
+}
+
+const clock = (ms: number | undefined) => (ms === undefined ? "?" : new Date(ms).toISOString().slice(11, 19));
+const tail = (receipt: string | undefined) => (receipt ? `…${receipt.slice(-8)}` : "?");
+
+function describe(e: Event, id: string): string {
+  const head = `  ${e.who} ${e.stale ? "stale " : ""}${e.kind}`;
+  const at = `[${e.call}–${e.ret} ms]`;
+  const answer = e.fault ? `no answer (${e.fault})` : `${e.status}${e.code ? " " + e.code : ""}, Date ${clock(e.date)}`;
+  switch (e.kind) {
+    case "put":
+      return `${head} "${e.text}" (visibility ${e.visibility} s) ${at} → ${answer}, TimeNextVisible ${clock(e.tnv)}, receipt ${tail(e.newReceipt)}`;
+    case "get": {
+      const m = e.delivered?.find((d) => d.id === id);
+      return `${head} (up to ${e.n}, visibility ${e.visibility} s) ${at} → ${answer}: DequeueCount ${m?.count}, TimeNextVisible ${clock(m?.tnv)}, receipt ${tail(m?.receipt)}, text "${m?.text}"`;
+    }
+    case "update":
+      return `${head} receipt ${tail(e.receipt)} → "${e.text}" (visibility ${e.visibility} s) ${at} → ${answer}${ok(e) ? `, TimeNextVisible ${clock(e.tnv)}, receipt ${tail(e.newReceipt)}` : ""}`;
+    case "delete":
+      return `${head} receipt ${tail(e.receipt)} ${at} → ${answer}`;
+  }
+}
+
+/** The operations on one message, as the model sees them. */
+function operationsOn(id: string, events: Event[], absentAt: number | undefined): Operation<MsgInput, MsgOutput>[] {
+  const ops: Operation<MsgInput, MsgOutput>[] = [];
+  for (const e of events) {
+    if (e.kind === "get") {
+      const m = e.delivered?.find((d) => d.id === id);
+      if (m) ops.push({ client: e.who, call: e.call, ret: e.ret, input: { op: "get" }, output: { ok: true, date: e.date, count: m.count, receipt: m.receipt, tnv: m.tnv, text: m.text } });
+    } else if ((e.kind === "update" || e.kind === "delete") && e.id === id) {
+      const input: MsgInput = e.kind === "update" ? { op: "update", receipt: e.receipt!, text: e.text! } : { op: "delete", receipt: e.receipt! };
+      ops.push({ client: e.who, call: e.call, ret: e.ret, input, output: { ok: ok(e), date: e.date, receipt: e.newReceipt, tnv: e.tnv } });
+    }
+  }
+  if (absentAt !== undefined) {
+    const last = Math.max(...events.map((e) => e.ret));
+    ops.push({ client: "drain", call: last, ret: last, input: { op: "absent" }, output: { ok: true, date: absentAt } });
+  }
+  return ops;
+}
+
+function checkMessage(putEvent: Event, events: Event[], absentAt: number | undefined): Violation | undefined {
+  const id = putEvent.id!;
+  const init: MsgState = { exists: true, count: 0, receipts: [putEvent.newReceipt!], visibleAt: putEvent.tnv!, text: putEvent.text! };
+  const ops = operationsOn(id, events, absentAt);
+  const strict = checkLinearizable(messageModel(init, new Set()), ops);
+  if (strict.ok === true) return undefined;
+  if (strict.ok === "unknown") throw new RowSignal("INCONCLUSIVE", `message ${id}: the history search gave up (${strict.reason})`);
+  const explains = (relax: Relax[]) => checkLinearizable(messageModel(init, new Set(relax)), ops, { explain: false }).ok === true;
+  // The first single rule whose absence explains the history names it; failing that, the shortest prefix of the list.
+  let rank = RELAXATIONS.findIndex((r) => explains([r.relax]));
+  if (rank < 0) {
+    const k = RELAXATIONS.findIndex((_, i) => explains(RELAXATIONS.slice(0, i + 1).map((r) => r.relax)));
+    rank = k < 0 ? RELAXATIONS.length : k;
+  }
+  const named = RELAXATIONS[rank] as (typeof RELAXATIONS)[number] | undefined;
+  const touching = events.filter((e) => e === putEvent || (e.kind === "get" ? e.delivered?.some((d) => d.id === id) : e.id === id));
+  const explanation = [
+    `message ${id}, put by ${putEvent.who}; its operations (local times order them only; Date and TimeNextVisible are the server's):`,
+    ...touching.map((e) => describe(e, id)),
+    ...(absentAt !== undefined ? [`  drain: not received by the receive dated ${clock(absentAt)}`] : []),
+    named ? `broken rule: ${named.rule}` : "no single documented rule explains it",
+    strict.explanation,
+  ].join("\n");
+  return { rank, signature: named?.signature ?? UNEXPLAINED, rule: named?.rule, id, explanation };
+}
+
+// ---- the row -----------------------------------------------------------------
+
+/** Waits (polling Get Queue Properties) until the server's Date is at least `until`. */
+async function serverClockPast(t: RowContext, h: History, q: QueueClient, until: number): Promise<void> {
+  await t.waitFor(
+    "the server's Date past every TimeNextVisible given",
+    async () => {
+      const e = await h.record("drain", { kind: "get", n: 0 }, () => q.getProperties(), (ev, res) => {
+        ev.status = res._response.status;
+        ev.date = time(res.date);
+      });
+      // Not a message operation: kept out of the history.
+      h.events.splice(h.events.indexOf(e), 1);
+      const lost = h.unanswered();
+      if (lost) throw new RowSignal("INCONCLUSIVE", `the target did not answer Get Queue Properties: ${lost.fault}`);
+      if (e.date === undefined) throw new RowSignal("PRECONDITION_FAILED", "Get Queue Properties carries no Date header: no server clock to judge visibility by");
+      return e.date >= until ? true : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 250 },
+  );
+}
+
+/** Every TimeNextVisible answered (Put, Get, Update Message), with the answer's Date + the visibility timeout asked. */
+function granted(events: Event[]): { event: Event; id: string; tnv: number; asked: number }[] {
+  return events.flatMap((e) => {
+    const asked = e.date! + (e.visibility ?? 0) * 1000;
+    if (e.kind === "get") return (e.delivered ?? []).map((d) => ({ event: e, id: d.id, tnv: d.tnv, asked }));
+    return e.kind === "delete" || e.tnv === undefined ? [] : [{ event: e, id: e.id!, tnv: e.tnv, asked }];
+  });
+}
+
+/** A history the model can judge: puts and gets answered, every answer dated by the server, every delivery with its TimeNextVisible and receipt. */
+function usable(events: Event[]): void {
+  const refused = events.find((e) => (e.kind === "put" || e.kind === "get") && !ok(e));
+  if (refused) {
+    const what = refused.kind === "put" ? "Put Message" : "Get Messages";
+    throw new RowSignal("PRECONDITION_FAILED", `${refused.who}: ${what} was refused (${[refused.status, refused.code].filter(Boolean).join(" ")}): the plan could not run`);
+  }
+  const undated = events.find((e) => ok(e) && (e.date === undefined || (e.kind !== "delete" && e.kind !== "get" && e.tnv === undefined) || e.delivered?.some((d) => Number.isNaN(d.tnv) || !d.receipt)));
+  if (undated) throw new RowSignal("PRECONDITION_FAILED", `${undated.who} ${undated.kind}: the answer carries no Date, TimeNextVisible or pop receipt: nothing to judge visibility by`);
+}
+
+async function deliveryModel(t: RowContext): Promise<void> {
+  const seed = seeded(t);
+  const steps = plan(seed);
+  const q = await t.newQueue();
+  const h = new History();
+  const receivers: Receiver[] = steps.map((_, i) => ({ who: `R${i + 1}`, q: t.clients.queue().getQueueClient(q.name), held: [], superseded: [], deleted: [] }));
+
+  t.step(`${RECEIVERS} receivers × ${steps[0].length} steps, concurrently`);
+  const start = performance.now();
+  await Promise.all(receivers.map((r, i) => runReceiver(h, r, steps[i], i, start)));
+  const lost = h.unanswered();
+  if (lost) throw new RowSignal("INCONCLUSIVE", `an operation went unanswered (${lost.who} ${lost.kind}: ${lost.fault}): its effect is unknown, the history cannot be judged`);
+
+  usable(h.events);
+  const answered = h.events.filter(ok);
+  const puts = answered.filter((e) => e.kind === "put");
+
+  t.step("drain: wait for the server's clock, then receive everything");
+  const drainer = t.clients.queue().getQueueClient(q.name);
+  // Past every TimeNextVisible given, but not past what the windows asked for: a target answering
+  // far-off TimeNextVisibles fails on that below, without keeping the row waiting for them.
+  const until = Math.max(...granted(answered).map((g) => Math.min(g.tnv, g.asked + SLACK_MS)));
+  await serverClockPast(t, h, drainer, until + SLACK_MS);
+  const drain: Receiver = { who: "drain", q: drainer, held: [], superseded: [], deleted: [] };
+  const received = new Set<string>();
+  const deletedIds = new Set(h.events.filter((e) => e.kind === "delete" && ok(e)).map((e) => e.id!));
+  const awaited = () => puts.filter((p) => !received.has(p.id!) && !deletedIds.has(p.id!)).length;
+  let lastDate: number | undefined;
+  // Until an empty answer; while a message never deleted is still missing, a few more (a distributed
+  // service may answer a receive with fewer messages than are visible). No verdict rests on the count.
+  for (let i = 0, empty = 0; i < 20 && empty < (awaited() > 0 ? 3 : 1); i++) {
+    if (empty > 0) await t.sleep(250);
+    const before = h.events.length;
+    await get(h, drain, 32, DRAIN_VISIBILITY_S);
+    const lost = h.unanswered();
+    if (lost) throw new RowSignal("INCONCLUSIVE", `the drain's Get Messages went unanswered (${lost.fault})`);
+    const e = h.events[before];
+    usable([e]);
+    lastDate = e.date;
+    empty = e.delivered!.length === 0 ? empty + 1 : 0;
+    e.delivered!.forEach((d) => received.add(d.id));
+  }
+
+  const deliveries = h.events.flatMap((e) => (e.who !== "drain" ? e.delivered ?? [] : []));
+  const staleOps = h.events.filter((e) => e.stale);
+  t.note("operations", h.events.length);
+  t.note("messages", puts.length);
+  t.note("deliveries", deliveries.length);
+  t.note("redeliveries (DequeueCount > 1)", deliveries.filter((d) => d.count > 1).length);
+  t.note("deletes that succeeded", h.events.filter((e) => e.kind === "delete" && ok(e)).length);
+  const answers = new Map<string, number>();
+  for (const e of staleOps) {
+    const k = `${e.kind} ${e.status}${e.code ? " " + e.code : ""}`;
+    answers.set(k, (answers.get(k) ?? 0) + 1);
+  }
+  t.note("stale-receipt operations, answers", [...answers].map(([k, n]) => `${k} ×${n}`).join(", "));
+  t.note("drained", received.size);
+
+  const violations = puts.map((p) => checkMessage(p, h.events, received.has(p.id!) ? undefined : lastDate)).filter((v): v is Violation => !!v);
+  const known = new Set(puts.map((p) => p.id!));
+  const phantom = h.events.find((e) => e.delivered?.some((d) => !known.has(d.id)));
+  if (violations.length === 0 && phantom) {
+    const d = phantom.delivered!.find((x) => !known.has(x.id))!;
+    throw new AssertionError(`a message nobody put was delivered
+${describe(phantom, d.id)} (message ${d.id}; the queue was created empty by this row)
+replay: ${replayCommand(t, seed)}`);
+  }
+  const offWindow = granted(h.events.filter(ok)).find((g) => Math.abs(g.tnv - g.asked) > SLACK_MS);
+  if (violations.length === 0 && offWindow) {
+    throw new AssertionError(
+      `a TimeNextVisible is not the answer's Date plus the visibility timeout asked (±1 s)\n${describe(offWindow.event, offWindow.id)}\nreplay: ${replayCommand(t, seed)}`,
+    );
+  }
+  if (violations.length === 0) return;
+  // The highest-ranked invariant is the signature; ties go to the first message put.
+  const worst = violations.reduce((a, v) => (v.rank < a.rank ? v : a));
+  t.note("violations", violations.map((v) => `${v.id}: ${v.signature}`));
+  throw new AssertionError(`${worst.signature}\n${worst.explanation}\n${violations.length > 1 ? `(${violations.length} messages broke an invariant; shown: the highest-ranked)\n` : ""}replay: ${replayCommand(t, seed)}`);
+}
+
+const rows: RowDef[] = [
+  {
+    id: "queue/delivery-model",
+    title: `${RECEIVERS} receivers run random puts, gets (1–2 s windows), updates and deletes with held and stale receipts on one queue: no delivery before the last TimeNextVisible nor twice in one window, stale receipts never work, deleted messages never return, undeleted ones return with DequeueCount + 1`,
+    level: "rest",
+    source: queueSource("Put Message, Get Messages, Update Message, Delete Message; catalogue Q and M"),
+    service: "queue",
+    waitSeconds: 6,
+    run: deliveryModel,
+  },
+];
+
+defineTable({ table: "M Models", service: "queue" }, rows);
