@@ -2,8 +2,10 @@
 // times and prints, per run and as medians: wall time, the longest mandated
 // wait in the run, the floor (that wait + Azurite's start), their ratio, the
 // request count, and peak memory (RSS of the suite plus its Azurite child).
-// Also compares the runs' verdicts (flakiness). Figures go to the README; no
-// test asserts on them.
+// Also compares the runs' verdicts (flakiness). With --latency, also the
+// critical path: the row whose mandated waits plus sequential requests ×
+// latency is longest, next to the wall time achieved. Figures go to the
+// README; no test asserts on them.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +13,7 @@ import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { startAzurite } from "../fixtures/azurite.ts";
 import { ROOT } from "../fixtures/run-suite.ts";
+import type { Exchange } from "../fixtures/evidence.ts";
 import type { Report } from "../reporters/model.ts";
 
 const program = new Command()
@@ -57,6 +60,43 @@ interface RunFigures {
   peakRssMb: number;
   exitCode: number;
   verdicts: Record<string, string>;
+  /** Per row: its mandated wait, its sequential requests outside the wait, how long it took. */
+  paths: RowPath[];
+}
+
+interface RowPath {
+  id: string;
+  waitS: number;
+  sequential: number;
+  durationMs: number;
+}
+
+/**
+ * Requests a row made one after another, outside its waits' polls: the most
+ * exchanges that do not overlap in time (requests sent together count once;
+ * for a row with parallel strands, an upper bound of its longest strand).
+ */
+function sequentialRequests(evidence: Exchange[]): number {
+  const spans = evidence.filter((e) => !e.poll && e.at !== undefined).map((e) => [e.at!, e.at! + e.ms]).sort((a, b) => a[1] - b[1]);
+  let n = 0;
+  let end = -Infinity;
+  for (const [s, e] of spans) {
+    if (s < end) continue;
+    n++;
+    end = e;
+  }
+  return n;
+}
+
+/** The row that bounds the run at `latencyMs` per request: its waits + sequential requests × latency. */
+function criticalPath(paths: RowPath[], latencyMs: number): RowPath & { estimateS: number } {
+  const est = (p: RowPath) => p.waitS + (p.sequential * latencyMs) / 1000;
+  const top = [...paths].sort((a, b) => est(b) - est(a))[0];
+  return { ...top, estimateS: Math.round(est(top) * 10) / 10 };
+}
+
+function describePath(c: ReturnType<typeof criticalPath>, latencyMs: number): string {
+  return `${c.id}: ${c.waitS} s of waits + ${c.sequential} sequential requests × ${latencyMs} ms = ${c.estimateS.toFixed(1)} s (it took ${(c.durationMs / 1000).toFixed(1)} s)`;
 }
 
 async function measureAzuriteStart(): Promise<number> {
@@ -99,6 +139,7 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
     peakRssMb: Math.round(peak / 1024 / 1024),
     exitCode,
     verdicts: Object.fromEntries(report.results.map((r) => [r.id, `${r.status} ${r.signature ?? ""}`.trim()])),
+    paths: report.results.map((r) => ({ id: r.id, waitS: waits.get(r.id) ?? 0, sequential: sequentialRequests(r.evidence), durationMs: r.durationMs })),
   };
 }
 
@@ -113,12 +154,13 @@ for (let i = 1; i <= Number(opts.runs); i++) {
     `run ${i}: wall ${(r.wallMs / 1000).toFixed(1)} s, longest wait ${r.longestWaitS} s, floor ${((r.longestWaitS * 1000 + azuriteStartMs) / 1000).toFixed(1)} s, ratio ${r.ratio}, ${r.requests} requests, peak RSS ${r.peakRssMb} MB, exit ${r.exitCode}`,
   );
 }
-let latency: { latencyMs: number; baselineWallS: number; withLatencyWallS: number; ratio: number } | undefined;
+let latency: { latencyMs: number; baselineWallS: number; withLatencyWallS: number; ratio: number; criticalPath?: string } | undefined;
 if (opts.latency) {
   // Same Azurite and proxy for both, so the only difference is the added latency.
   const { startProxy } = await import("../selftest/proxy.ts");
   const azurite = await startAzurite();
   const walls: Record<string, number[]> = { base: [], slow: [] };
+  let slowest: RunFigures | undefined;
   try {
     for (let i = 1; i <= Number(opts.runs); i++) {
       for (const [key, ms] of [["base", 0], ["slow", Number(opts.latency)]] as const) {
@@ -126,7 +168,9 @@ if (opts.latency) {
         const r = await oneRun(100 + i, 0, proxy.connectionString);
         await proxy.stop();
         walls[key].push(r.wallMs);
+        if (ms > 0 && (!slowest || r.wallMs > slowest.wallMs)) slowest = r;
         console.log(`proxy run ${i}, ${ms} ms added per request: wall ${(r.wallMs / 1000).toFixed(1)} s, ${r.requests} requests, exit ${r.exitCode}`);
+        console.log(`  critical path: ${describePath(criticalPath(r.paths, ms), ms)}`);
       }
     }
   } finally {
@@ -134,8 +178,10 @@ if (opts.latency) {
   }
   const base = median(walls.base) / 1000;
   const slow = median(walls.slow) / 1000;
-  latency = { latencyMs: Number(opts.latency), baselineWallS: base, withLatencyWallS: slow, ratio: Math.round((slow / base) * 100) / 100 };
+  const path = describePath(criticalPath(slowest!.paths, Number(opts.latency)), Number(opts.latency));
+  latency = { latencyMs: Number(opts.latency), baselineWallS: base, withLatencyWallS: slow, ratio: Math.round((slow / base) * 100) / 100, criticalPath: path };
   console.log(`latency: median ${base.toFixed(1)} s at 0 ms, ${slow.toFixed(1)} s at ${opts.latency} ms per request: ratio ${latency.ratio}`);
+  console.log(`  critical path at ${opts.latency} ms (slowest run, wall ${(slowest!.wallMs / 1000).toFixed(1)} s): ${path}`);
 }
 
 const first = JSON.stringify(runs[0].verdicts);
@@ -161,4 +207,4 @@ console.log(
   `median: wall ${summary.medianWallS.toFixed(1)} s, longest wait ${summary.longestWaitS} s + Azurite start ${summary.azuriteStartS.toFixed(1)} s, ratio ${summary.medianRatio}, ${summary.medianRequests} requests, peak RSS ${summary.peakRssMb} MB, identical verdicts ${summary.identicalVerdicts}`,
 );
 mkdirSync(join(ROOT, "reports"), { recursive: true });
-writeFileSync(resolve(ROOT, opts.out), JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, ...r }) => r) }, null, 2) + "\n");
+writeFileSync(resolve(ROOT, opts.out), JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, paths: _p, ...r }) => r) }, null, 2) + "\n");

@@ -4,7 +4,13 @@
 // - a row that FAILed (observed, before expectations) is pinned with its
 //   status and signature; an existing pin keeps its reason and link, a new one
 //   gets the reason "TODO: explain";
-// - a row that now passes loses its pin;
+// - a row that now passes loses its pin; a pin with a version range
+//   (`versions`) is narrowed instead to the versions below the one that passed
+//   (the fix is taken to hold from there on), and dropped when nothing is left;
+// - a pin whose range leaves the run's version out (the version in the
+//   row's service's Server header) is kept as it is, unless the row failed
+//   exactly as pinned: then the range is widened by that version (a row that
+//   fails differently there is reported as a conflict, for a person);
 // - a row that was not run, or ended without a verdict (INCONCLUSIVE,
 //   NOT_AVAILABLE, PRECONDITION_FAILED, MANUAL), keeps its pin unchanged;
 // - a pin for an ID the suite no longer has (not in the report, not registered
@@ -12,7 +18,7 @@
 // Topic files are kept: each pin is rewritten in the file that holds it; a new
 // pin goes to the topic file that already pins IDs of the same
 // `<service>/<topic>/` prefix, else to the main file. A topic file left with
-// no pins is deleted.
+// no pins is deleted, unless it says what it is about ("about").
 import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +29,7 @@ import { loadAllSuites } from "../fixtures/headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { ConfigError } from "../fixtures/target.ts";
 import type { Report } from "../reporters/model.ts";
+import { narrowBelow, pinApplies, serverVersions, widenTo } from "../fixtures/versions.ts";
 import { parseArgs, withOneLineErrors } from "./cli-kit.ts";
 
 export const TODO_REASON = "TODO: explain";
@@ -37,6 +44,10 @@ interface LoadedFile {
 export interface UpdateSummary {
   added: string[];
   changed: { id: string; from: string; to: string }[];
+  /** Pins whose version range was narrowed (passes) or widened (fails as pinned). */
+  ranged: { id: string; from: string; to: string }[];
+  /** Pins out of the run's version range whose row failed differently: for a person. */
+  conflicts: { id: string; versions: string; version?: string; signature?: string }[];
   removed: string[];
   stale: string[];
   kept: string[];
@@ -78,9 +89,29 @@ export function loadFiles(mainPath: string, targetName: string): LoadedFile[] {
 
 const topicOf = (id: string) => id.split("/").slice(0, 2).join("/") + "/";
 
-/** Applies a report to loaded expectation files (in place); returns what changed. */
-export function applyReport(files: LoadedFile[], report: Pick<Report, "results" | "notRun">, registered?: Set<string>): UpdateSummary {
-  const sum: UpdateSummary = { added: [], changed: [], removed: [], stale: [], kept: [], todo: [], written: [], deleted: [] };
+/** A pin with its keys in a stable order. */
+function makePin(p: Pin): Pin {
+  return {
+    status: p.status,
+    ...(p.versions ? { versions: p.versions } : {}),
+    ...(p.signature !== undefined ? { signature: p.signature } : {}),
+    reason: p.reason,
+    ...(p.link ? { link: p.link } : {}),
+  };
+}
+
+/**
+ * Applies a report to loaded expectation files (in place); returns what
+ * changed. `versions`: the target's version per service (pins' ranges are
+ * matched against it).
+ */
+export function applyReport(
+  files: LoadedFile[],
+  report: Pick<Report, "results" | "notRun">,
+  registered?: Set<string>,
+  versions: Record<string, string> = {},
+): UpdateSummary {
+  const sum: UpdateSummary = { added: [], changed: [], ranged: [], conflicts: [], removed: [], stale: [], kept: [], todo: [], written: [], deleted: [] };
   // Later files win, as in the loader (topic files are merged over the main file).
   const owner = new Map<string, LoadedFile>();
   for (const f of files) {
@@ -98,14 +129,33 @@ export function applyReport(files: LoadedFile[], report: Pick<Report, "results" 
   for (const r of report.results) {
     const file = owner.get(r.id);
     const existing = file?.data.pins[r.id];
+    const version = versions[r.service];
+    if (file && existing && !pinApplies(existing, version)) {
+      // A pin for other versions: this run says nothing about it, unless the row failed exactly as pinned.
+      const same = r.observed === existing.status && (!existing.signature || existing.signature === r.signature);
+      if (r.observed === "FAIL" && same && version) {
+        const to = widenTo(existing.versions!, version);
+        sum.ranged.push({ id: r.id, from: existing.versions!, to });
+        file.data.pins[r.id] = makePin({ ...existing, versions: to });
+      } else {
+        if (r.observed === "FAIL") sum.conflicts.push({ id: r.id, versions: existing.versions!, version, signature: r.signature });
+        sum.kept.push(r.id);
+      }
+      continue;
+    }
     if (r.observed === "PASS") {
       if (file && existing) {
-        delete file.data.pins[r.id];
-        sum.removed.push(r.id);
+        const to = existing.versions && version ? narrowBelow(existing.versions, version) : undefined;
+        if (to) {
+          sum.ranged.push({ id: r.id, from: existing.versions!, to });
+          file.data.pins[r.id] = makePin({ ...existing, versions: to });
+        } else {
+          delete file.data.pins[r.id];
+          sum.removed.push(r.id);
+        }
       }
     } else if (r.observed === "FAIL") {
-      const pin: Pin = { status: "FAIL", signature: r.signature, reason: existing?.reason || TODO_REASON };
-      if (existing?.link) pin.link = existing.link;
+      const pin = makePin({ status: "FAIL", versions: existing?.versions, signature: r.signature, reason: existing?.reason || TODO_REASON, link: existing?.link });
       if (!existing) {
         home(r.id).data.pins[r.id] = pin;
         sum.added.push(r.id);
@@ -137,11 +187,11 @@ export function applyReport(files: LoadedFile[], report: Pick<Report, "results" 
   return sum;
 }
 
-/** Writes changed files; deletes topic files left empty. */
+/** Writes changed files; deletes topic files left empty (those with an "about" stay). */
 export function writeFiles(files: LoadedFile[], sum: UpdateSummary): void {
   files.forEach((f, i) => {
     const empty = Object.keys(f.data.pins).length === 0;
-    if (i > 0 && empty) {
+    if (i > 0 && empty && !f.data.about) {
       unlinkSync(f.path);
       sum.deleted.push(f.path);
       return;
@@ -192,12 +242,18 @@ async function main(): Promise<number> {
   }
   const files = loadFiles(mainPath, name ?? basename(mainPath, ".json"));
   await loadAllSuites();
-  const sum = applyReport(files, report, new Set(registeredRows().map((r) => r.row.id)));
+  const versions = report.run.target.versions ?? serverVersions(report.run.target.server ?? {});
+  const sum = applyReport(files, report, new Set(registeredRows().map((r) => r.row.id)), versions);
   if (!opts.dryRun) writeFiles(files, sum);
   const rel = (p: string) => relative(process.cwd(), p) || p;
-  console.log(`From ${rel(reportPath)} (${report.run.target.kind}, ${report.results.length} results, ${report.run.finishedAt}):`);
+  const named = [...new Set(Object.values(versions))].join(", ");
+  console.log(`From ${rel(reportPath)} (${report.run.target.kind}${named ? ` version ${named}` : ""}, ${report.results.length} results, ${report.run.finishedAt}):`);
   for (const id of sum.added) console.log(`  + pinned   ${id}  (reason: ${TODO_REASON})`);
   for (const c of sum.changed) console.log(`  ~ changed  ${c.id}: ${c.from}  ->  ${c.to}`);
+  for (const c of sum.ranged) console.log(`  ~ versions ${c.id}: ${c.from}  ->  ${c.to}`);
+  for (const c of sum.conflicts) {
+    console.log(`  ! conflict ${c.id}: pinned for versions ${c.versions}, but version ${c.version ?? "unknown"} fails otherwise (${c.signature ?? "no signature"}): edit by hand`);
+  }
   for (const id of sum.removed) console.log(`  - passes   ${id}  (pin removed)`);
   for (const id of sum.stale) console.log(`  - gone     ${id}  (no such test any more; pin removed)`);
   if (sum.kept.length) console.log(`  = kept ${sum.kept.length} pin(s) of rows not run or without a verdict in this run`);

@@ -3,6 +3,7 @@
 import Mocha from "mocha";
 import type { RowResult } from "../fixtures/engine.ts";
 import { failsRun, STATUSES, type Report } from "./model.ts";
+import type { Progress } from "./progress.ts";
 
 const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35" };
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
@@ -11,13 +12,21 @@ const paint = (status: string) => (useColour && COLOUR[status] ? `\x1b[${COLOUR[
 export function resultLine(r: RowResult): string {
   const pad = " ".repeat(Math.max(0, 19 - r.status.length));
   const why = r.status === "PASS" ? "" : `  ${(r.message ?? "").split("\n")[0].slice(0, 160)}`;
-  return `  ${paint(r.status)}${pad} ${r.id} (${r.durationMs} ms)${why}`;
+  return `  ${paint(r.status)}${pad} ${r.id} (${r.durationMs} ms${r.retried ? ", re-run" : ""})${why}`;
 }
 
 let lookup: ((id: string) => RowResult | undefined) | undefined;
 export function setResultLookup(fn: typeof lookup): void {
   lookup = fn;
 }
+
+// Row lines go above the live progress line, when there is one.
+let progress: Progress | undefined;
+export function setProgress(p: Progress | undefined): void {
+  if (progress !== p) progress?.stop();
+  progress = p;
+}
+const out = (line: string) => (progress ? progress.print(line) : console.log(line));
 
 /** Mocha reporter: prints each row's verdict as its test ends. */
 export class ConformanceConsoleReporter {
@@ -28,10 +37,10 @@ export class ConformanceConsoleReporter {
       const r = id ? lookup?.(id) : undefined;
       if (test.parent?.title && test.parent.title !== table) {
         table = test.parent.title;
-        console.log(`\n${table}`);
+        out(`\n${table}`);
       }
-      if (r) console.log(resultLine(r));
-      else console.log(`  ${paint("FAIL")} ${test.fullTitle()} (${test.err?.message ?? "no result"})`);
+      if (r) out(resultLine(r));
+      else out(`  ${paint("FAIL")} ${test.fullTitle()} (${test.err?.message ?? "no result"})`);
     };
     runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, line);
     runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test: Mocha.Test) => line(test));
@@ -41,6 +50,7 @@ export class ConformanceConsoleReporter {
 }
 
 export function printSummary(report: Report, files: string[]): void {
+  progress?.stop();
   const s = report.summary;
   console.log("");
   console.log(`Target: ${report.run.target.kind} (${report.run.target.name})  expectations: ${report.run.expectations}  ${Math.round(report.run.durationMs / 100) / 10} s`);
@@ -49,6 +59,11 @@ export function printSummary(report: Report, files: string[]): void {
   if (bad.length) {
     console.log("\nFailures:");
     for (const r of bad) console.log(resultLine(r));
+  }
+  const rerun = report.results.filter((r) => r.retried);
+  if (rerun.length) {
+    console.log(`\nRe-run once (the first run got no answer from the target, INCONCLUSIVE): ${rerun.length} row(s)`);
+    for (const r of rerun) console.log(`  ${r.id}: ${(r.retried!.message ?? "").split("\n")[0].slice(0, 160)}`);
   }
   const unanswered = report.results.filter((r) => r.status === "INCONCLUSIVE");
   if (unanswered.length) {

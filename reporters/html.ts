@@ -25,7 +25,7 @@ export function esc(value: unknown): string {
 }
 
 const cls = (s: Status | "NOT_RUN") => `st-${s.toLowerCase().replace(/_/g, "-")}`;
-const anchor = (id: string) => "row-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
+export const anchor = (id: string) => "row-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
 
 const STYLE = `
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:16px;color:#1b1f24;background:#fff}

@@ -8,7 +8,7 @@ import type { RowResult } from "../fixtures/engine.ts";
 import type { MatrixCell, MatrixSection } from "../fixtures/registry.ts";
 import { STATUS_MARK, STATUSES, type Report } from "./model.ts";
 
-const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
+export const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
 const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 /** Rows whose evidence the report lists (the Evidence section): the only rows a verdict links to. */
@@ -72,6 +72,7 @@ function evidence(r: RowResult): string {
     "",
   ];
   if (r.message) lines.push("> " + esc(r.message), "");
+  if (r.retried) lines.push(`Re-run: the first run (${r.retried.durationMs} ms, ${r.retried.evidence.length} exchanges) was INCONCLUSIVE: ${esc(r.retried.message ?? "")}`, "");
   if (r.expectation) lines.push(`Pinned: ${r.expectation.status} — ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ""}`, "");
   if (Object.keys(r.notes).length) lines.push("Observed: `" + esc(JSON.stringify(r.notes)) + "`", "");
   if (r.evidence.length) {
@@ -82,7 +83,7 @@ function evidence(r: RowResult): string {
         .map(([k, v]) => `${k}: ${v}`)
         .join("; ");
       lines.push(
-        `| ${e.seq} | ${esc(e.step ?? "")} | ${e.via} | ${e.method} ${esc(e.url)} | ${esc(sent)} | ${e.status ?? esc(e.transportError ?? "")} | ${e.errorCode ?? ""} | ${esc(e.responseHeaders["etag"] ?? "")} | ${e.responseHeaders["last-modified"] ?? ""} |`,
+        `| ${e.seq} | ${esc(e.step ?? "")} | ${e.via} | ${e.method} ${esc(e.url)}${e.try ? ` (try ${e.try})` : ""} | ${esc(sent)} | ${e.status ?? esc(e.transportError ?? "")}${e.retried ? " (retried)" : ""} | ${e.errorCode ?? ""} | ${esc(e.responseHeaders["etag"] ?? "")} | ${e.responseHeaders["last-modified"] ?? ""} |`,
       );
     }
     lines.push("");
@@ -115,7 +116,8 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
   for (const t of tables) {
     out.push(`### ${t}`, "", "| ID | level | verdict | detail |", "|---|---|---|---|");
     for (const r of report.results.filter((x) => x.table === t)) {
-      const detail = r.message ?? (Object.keys(r.notes).length ? JSON.stringify(r.notes) : "");
+      const said = r.message ?? (Object.keys(r.notes).length ? JSON.stringify(r.notes) : "");
+      const detail = r.retried ? `↻ re-run (the first run was INCONCLUSIVE)${said ? `; ${said}` : ""}` : said;
       out.push(`| \`${r.id}\` | ${r.level} | ${verdict(r, true)} | ${esc(detail)} |`);
     }
     out.push("");

@@ -19,6 +19,8 @@ export interface RunInfo {
     /** `Server` header per service, from the preflight. */
     server: Record<string, string | undefined>;
     services: ServiceProbe[];
+    /** Version per service, from its `Server` header (what pins' `versions` ranges are matched against). */
+    versions?: Record<string, string>;
     azuriteVersion?: string;
   };
   /** x-ms-version each client sent, per service, as recorded on the wire. */

@@ -1,9 +1,13 @@
 // Transport faults are never verdicts: a connection reset, a 503 with
 // Retry-After, or a stall past the client's timeout, injected by the proxy in
-// the middle of a row or on its last request, must leave that row
-// INCONCLUSIVE (never PASS, never FAIL). Runs a handful of representative rows:
-// several T1 shapes (SDK refusal, raw not-evaluated probe, read-back) plus the
-// first quick row of every other registered table.
+// the middle of a row or on its last request and on every request after it
+// (so every retry and the row's re-run meet it too), must leave that row
+// INCONCLUSIVE (never PASS, never FAIL). A fault on one request only is
+// retried away: the row reaches its verdict, the evidence shows both tries;
+// a write answered 500 after it was applied makes the failure its retry
+// meets INCONCLUSIVE, then the row runs again. Runs a handful of
+// representative rows: several T1 shapes (SDK refusal, raw not-evaluated
+// probe, read-back) plus the first quick row of every other registered table.
 import { expect } from "chai";
 import pLimit from "p-limit";
 import { DEFAULT_RUN_OPTIONS, RunContext, runRow, type RowDef, type RowResult } from "../fixtures/engine.ts";
@@ -28,6 +32,8 @@ const T1_ROWS = [
   "blob/container-ops/list-blobs/etag",
 ];
 const KINDS: FaultKind[] = ["reset", "503", "stall"];
+/** Faults that a retry answers when they hit one request only. */
+const TRANSIENT_KINDS: FaultKind[] = ["reset", "503", "500", "stall"];
 const REQUEST_TIMEOUT_MS = 2000;
 const STALL_MS = 5000;
 const MAX_OTHER_TABLES = 8;
@@ -57,10 +63,16 @@ function representativeRows(): string[] {
   return [...out, ...picked.slice(0, MAX_OTHER_TABLES)];
 }
 
-/** Faults every conformance request from the k-th on (retries and cleanup included). */
+/** Faults every conformance request from the k-th on (retries, the re-run and cleanup included). */
 function fromRequest(kind: FaultKind, k: number): Fault {
   let n = 0;
   return { kind, stallMs: STALL_MS, retryAfterSeconds: 1, match: (req) => !isPreflight(req) && ++n >= k };
+}
+
+/** Faults the k-th conformance request only: its retry goes through. */
+function onlyRequest(kind: FaultKind, k: number): Fault {
+  let n = 0;
+  return { kind, stallMs: STALL_MS, retryAfterSeconds: 1, match: (req) => !isPreflight(req) && ++n === k };
 }
 
 interface Case {
@@ -128,7 +140,7 @@ describe("transport faults are never verdicts", function () {
 
   before(async function () {
     const azurite = await sharedAzurite();
-    const limit = pLimit(6);
+    const limit = pLimit(12);
     // A clean pass through the proxy counts each row's requests.
     await Promise.all(rows.map((id) => limit(async () => clean.set(id, await runOne(azurite, id, [])))));
     for (const id of rows) {
@@ -198,6 +210,62 @@ describe("transport faults are never verdicts", function () {
     } finally {
       await proxy.stop();
     }
+  });
+});
+
+describe("retries: a fault on one request is no fault of the row", function () {
+  const rows = representativeRows();
+  const cases: Case[] = [];
+  const clean = new Map<string, RowResult>();
+
+  before(async function () {
+    const azurite = await sharedAzurite();
+    const limit = pLimit(12);
+    await Promise.all(rows.map((id) => limit(async () => clean.set(id, await runOne(azurite, id, [])))));
+    for (const id of rows) {
+      const n = clean.get(id)!.evidence.length;
+      for (const kind of TRANSIENT_KINDS) cases.push({ id, kind, k: Math.ceil(n / 2), of: n });
+    }
+    await Promise.all(
+      cases.map((c) =>
+        limit(async () => {
+          try {
+            c.result = await runOne(azurite, c.id, [onlyRequest(c.kind, c.k)]);
+          } catch (err) {
+            c.error = (err as Error).message;
+          }
+        }),
+      ),
+    );
+  });
+
+  it("reaches the row's clean verdict, and the evidence shows the faulted try retried", function () {
+    const bad: string[] = [];
+    for (const c of cases) {
+      const where = `${c.id} (${c.kind} on request ${c.k} of ${c.of})`;
+      if (!c.result) {
+        bad.push(`${where}: the run failed: ${c.error}`);
+        continue;
+      }
+      const evidence = [...(c.result.retried?.evidence ?? []), ...c.result.evidence];
+      const i = evidence.findIndex((e) => e.retried);
+      if (i < 0) bad.push(`${where}: no retried try in the evidence`);
+      else if (!evidence.slice(i + 1).some((e) => e.try === 2 && e.method === evidence[i].method && e.url === evidence[i].url)) bad.push(`${where}: the retried try has no second try after it`);
+      if (c.result.status !== clean.get(c.id)!.status) bad.push(`${where}: ${c.result.status} (clean: ${clean.get(c.id)!.status}): ${c.result.message ?? ""}`);
+    }
+    expect(bad, bad.join("\n")).to.deep.equal([]);
+  });
+
+  it("a conditional write answered 500 after it was applied: the 412 its retry meets is INCONCLUSIVE, then the row runs again", async function () {
+    const azurite = await sharedAzurite();
+    const id = "blob/blob-ops/put-blob/conditional/if-match";
+    // The second Put Blob carrying If-Match is the permitted one (the first carries the failing value).
+    let n = 0;
+    const fault: Fault = { kind: "500-applied", match: (req) => req.method === "PUT" && !!req.headers["if-match"] && !req.url.includes("comp=") && ++n === 2 };
+    const result = await runOne(azurite, id, [fault]);
+    expect(result.retried, `${id} was not run again: ${result.status}: ${result.message ?? ""}`).to.not.equal(undefined);
+    expect(result.retried!.message ?? "").to.match(/^PUT \S+ was retried after 500 OperationTimedOut: the try may have been applied, so the failure that followed is not a verdict: .*expected success, got 412/);
+    expect(result.status, "after the re-run").to.equal("PASS");
   });
 });
 

@@ -9,7 +9,8 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pLimit from "p-limit";
-import type { EmbeddedAzurite } from "../fixtures/azurite.ts";
+import semver from "semver";
+import { embeddedPackage, type EmbeddedAzurite } from "../fixtures/azurite.ts";
 import { runHeadless } from "../fixtures/headless.ts";
 import { filesEndingWith } from "../fixtures/mocha-load.ts";
 import { ROOT } from "../fixtures/run-suite.ts";
@@ -25,14 +26,14 @@ export interface LoadedMutant extends Mutant {
   topic: string;
 }
 
-/** Every mutant of every selftest/mutants/<topic>.ts (all files but types.ts). */
-export async function loadMutants(): Promise<LoadedMutant[]> {
+/** Every mutant of every selftest/mutants/<topic>.ts (all files but types.ts) meant for the embedded Azurite's version. */
+export async function loadMutants(azuriteVersion = embeddedPackage().version): Promise<LoadedMutant[]> {
   const out: LoadedMutant[] = [];
   for (const f of filesEndingWith(MUTANTS_DIR, ".ts")) {
     if (basename(f) === "types.ts" || f.endsWith(".d.ts")) continue;
     const mod = (await import(pathToFileURL(f).href)) as { MUTANTS?: Mutant[] };
     if (!Array.isArray(mod.MUTANTS)) throw new Error(`${f} does not export MUTANTS: Mutant[]`);
-    for (const m of mod.MUTANTS) out.push({ ...m, topic: basename(f, ".ts") });
+    for (const m of mod.MUTANTS) if (!m.versions || semver.satisfies(azuriteVersion, m.versions)) out.push({ ...m, topic: basename(f, ".ts") });
   }
   return out;
 }

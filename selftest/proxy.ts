@@ -1,14 +1,20 @@
 // The mutant proxy: one loopback listener per service in front of a correct
 // target (the embedded Azurite). Requests and responses are buffered whole so
 // a Mutant can rewrite them; transport faults and latency are injected here
-// too. The suite reaches it through an ordinary emulator connection string.
+// too, and in chaos mode a busy target's random 503s and 500s. The suite
+// reaches it through an ordinary emulator connection string.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEV_ACCOUNT, DEV_KEY, emulatorConnectionString, type Service } from "../fixtures/target.ts";
 import { sharedKeySignature, stringToSign } from "../fixtures/raw.ts";
 import type { Mutant, MutantState, ProxyRequest, ProxyResponse } from "./mutants/types.ts";
 
-export type FaultKind = "reset" | "503" | "stall";
+/**
+ * reset: the connection is reset; 503: ServerBusy with Retry-After; stall: held
+ * past the client's timeout; 500: OperationTimedOut, not forwarded; 500-applied:
+ * forwarded (the target applies it), then answered 500 OperationTimedOut.
+ */
+export type FaultKind = "reset" | "503" | "stall" | "500" | "500-applied";
 
 export interface Fault {
   kind: FaultKind;
@@ -29,6 +35,28 @@ export interface ProxyOptions {
   faults?: Fault[];
   /** Added before forwarding each request. */
   latencyMs?: number;
+  /** A busy target: answers a random share of requests itself, without forwarding them. */
+  chaos?: Chaos;
+}
+
+export interface Chaos {
+  /** Share of requests answered 503 ServerBusy with Retry-After: 1 (e.g. 0.03). */
+  busy: number;
+  /** Share answered 500 OperationTimedOut (e.g. 1 / 200). */
+  timedOut: number;
+  /** Random source in [0, 1) (default Math.random). */
+  random?: () => number;
+}
+
+/** The chaos self-test's busy target: 3 % ServerBusy, 1 in 200 OperationTimedOut. */
+export const BUSY_TARGET: Chaos = { busy: 0.03, timedOut: 1 / 200 };
+
+function chaosFault(chaos: Chaos | undefined): Fault | undefined {
+  if (!chaos) return undefined;
+  const r = (chaos.random ?? Math.random)();
+  if (r < chaos.timedOut) return { kind: "500", match: () => true };
+  if (r < chaos.timedOut + chaos.busy) return { kind: "503", retryAfterSeconds: 1, match: () => true };
+  return undefined;
 }
 
 export interface ProxyStats {
@@ -62,7 +90,10 @@ export function isPreflight(req: ProxyRequest): boolean {
   return u.searchParams.get("restype") === "service" && u.searchParams.get("comp") === "properties";
 }
 
-const upstreamAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+// Idle sockets are closed after 4 s, before the upstream's own keep-alive
+// timeout (Node's 5 s): reusing one the upstream is closing would break the
+// request off (an ECONNRESET the proxy answers 502) for no fault of the target.
+const upstreamAgent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
 
 function flatten(h: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -109,7 +140,7 @@ function errorXml(code: string, message: string): Buffer {
 export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
   const host = opts.upstreamHost ?? "127.0.0.1";
   const state: MutantState = new Map();
-  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0 }, mutatedRequests: 0, mutatedResponses: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0 };
+  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0 }, mutatedRequests: 0, mutatedResponses: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0 };
   const timers = new Set<NodeJS.Timeout>();
   const servers: http.Server[] = [];
   const ports: Partial<Record<Service, number>> = {};
@@ -165,7 +196,13 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
     delete req.headers["host"];
     if (opts.latencyMs) await wait(opts.latencyMs);
 
-    const fault = opts.faults?.find((f) => f.match(req));
+    const fault = opts.faults?.find((f) => f.match(req)) ?? chaosFault(opts.chaos);
+    const timedOut = () =>
+      send(req.method, res, {
+        status: 500,
+        headers: { "content-type": "application/xml", "x-ms-error-code": "OperationTimedOut", "x-ms-version": req.headers["x-ms-version"] ?? "" },
+        body: errorXml("OperationTimedOut", "The operation could not be completed within the permitted time (injected by the self-test proxy)."),
+      }, true);
     if (fault) {
       stats.faults[fault.kind]++;
       if (fault.kind === "reset") {
@@ -186,6 +223,11 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
           body: errorXml("ServerBusy", "The server is busy (injected by the self-test proxy)."),
         }, true);
         return;
+      }
+      if (fault.kind === "500") return timedOut();
+      if (fault.kind === "500-applied") {
+        await forward(service, req).catch(() => undefined);
+        return timedOut();
       }
       await wait(fault.stallMs ?? 5000);
       // The client gave up: the request is lost, never forwarded.

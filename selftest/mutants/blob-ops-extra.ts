@@ -56,8 +56,18 @@ export const MUTANTS: Mutant[] = [
     name: "blob-ops-extra-put-blob-if-match-star-literal",
     description: "Put Blob compares If-Match: * as a literal ETag, so it is never met: 412 ConditionNotMet whether or not the blob exists (Azurite's pinned deviation on a missing blob turns UNEXPECTED_PASS)",
     kills: [`${P}put-blob/if-match-star-missing-blob`],
+    versions: "<3.36.0",
     onRequest(req) {
       if (blobOp(req) === "put-blob" && req.headers["if-match"] === "*") return errorResponse(req, 412, "ConditionNotMet");
+    },
+  },
+  {
+    name: "blob-ops-extra-put-blob-if-match-star-creates",
+    description: "Put Blob ignores If-Match: * (stripped before forwarding), so it creates a missing blob: Azurite's behaviour before 3.36.0, a FAIL where the row passes",
+    kills: [`${P}put-blob/if-match-star-missing-blob`],
+    versions: ">=3.36.0",
+    onRequest(req) {
+      if (blobOp(req) === "put-blob" && req.headers["if-match"] === "*") delete req.headers["if-match"];
     },
   },
   {

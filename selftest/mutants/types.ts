@@ -40,6 +40,12 @@ export interface Mutant {
    */
   killRate?: { seeds: number; atLeast: number };
   /**
+   * Semver range of the embedded Azurite versions the mutant means something
+   * on (e.g. one built to flip a pin that holds for `<3.36.0`); elsewhere it is
+   * not loaded. None: every version.
+   */
+  versions?: string;
+  /**
    * Rewrites the request before it is forwarded (mutate req), or answers it
    * without forwarding by returning a response.
    */

@@ -3,6 +3,7 @@
 // malformed input.
 import { assert } from "chai";
 import { resolveConfig } from "../../fixtures/config.ts";
+import { autoConcurrency } from "../../fixtures/preflight.ts";
 import { ConfigError, DEV_KEY, resolveConnectionString, secretsOf } from "../../fixtures/target.ts";
 
 const KEY = Buffer.from("not-the-dev-key-0123456789abcdef").toString("base64");
@@ -117,8 +118,19 @@ describe("run configuration", function () {
     assert.deepEqual(c.services, ["blob", "queue", "table", "file"]);
     assert.isUndefined(c.connectionString);
     assert.equal(c.reportDir, "reports");
-    assert.equal(c.concurrency, 8);
+    assert.isUndefined(c.concurrency, "auto: sized from the target's round trip");
     assert.isTrue(c.cleanup);
+  });
+
+  it("--concurrency auto, and the pool it sizes from the preflight's round trip", function () {
+    assert.isUndefined(resolveConfig({ concurrency: "auto" }, { CONFORMANCE_CONCURRENCY: "4" }).concurrency);
+    assert.isUndefined(resolveConfig({}, { CONFORMANCE_CONCURRENCY: "AUTO" }).concurrency);
+    const probe = (ms?: number) => ({ service: "blob" as const, available: true, ms });
+    assert.equal(autoConcurrency([probe(undefined)]), 8, "no round trip measured");
+    assert.equal(autoConcurrency([probe(2), probe(40)]), 9, "a local emulator: the fastest probe");
+    assert.equal(autoConcurrency([probe(100)]), 48);
+    assert.equal(autoConcurrency([probe(300)]), 128);
+    assert.equal(autoConcurrency([probe(5000)]), 256, "at most 256");
   });
 
   it("flags override environment variables; an empty connection string means embedded", function () {

@@ -4,6 +4,7 @@ import type { BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/st
 import { expectEqual, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { currentEvidence } from "../../fixtures/evidence.ts";
+import { allAnswered } from "../../fixtures/signals.ts";
 
 export const blobSource = (rest: string) => `seed: table of blob operations; REST: ${rest}`;
 export const containerSource = (rest: string) => `seed: table of container operations; REST: ${rest}`;
@@ -31,8 +32,7 @@ export async function newPageBlob(t: RowContext, container?: ContainerClient): P
 
 /** Reads content, ETag, Last-Modified and metadata back from the target. */
 export async function readBlob(b: BlockBlobClient | PageBlobClient): Promise<BlobState> {
-  const props = await b.getProperties();
-  const body = await b.downloadToBuffer();
+  const [props, body] = await allAnswered([b.getProperties(), b.downloadToBuffer()]);
   return { content: body.toString("utf8"), etag: props.etag!, lastModified: props.lastModified!, metadata: props.metadata ?? {} };
 }
 

@@ -5,7 +5,7 @@
 import type { BlobClient, ContainerClient } from "@azure/storage-blob";
 import { expectRawStatus } from "../../fixtures/assert.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
-import { preconditionFailed } from "../../fixtures/signals.ts";
+import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { blobPath, newBlockBlob, newPageBlob } from "./blob-kit.ts";
 import { BLOCK_ID, NEW_CONTENT, OTHER, type Cell, type CondHeader } from "./conditional-claims.ts";
 
@@ -43,7 +43,7 @@ const notFound = (err: unknown) => (err as { statusCode?: number }).statusCode =
 // The reads of a state are independent: they go out together.
 export async function containerState(c: ContainerClient): Promise<ResourceState> {
   try {
-    const [p, acl] = await Promise.all([c.getProperties(), c.getAccessPolicy()]);
+    const [p, acl] = await allAnswered([c.getProperties(), c.getAccessPolicy()]);
     return { exists: true, etag: p.etag, lastModified: p.lastModified?.toUTCString(), metadata: p.metadata, leaseState: p.leaseState, acl: acl.signedIdentifiers.map((s) => s.id) };
   } catch (err) {
     if (notFound(err)) return { exists: false };
@@ -69,7 +69,7 @@ async function blocksOrPages(b: BlobClient, kind: "block-blob" | "page-blob"): P
 
 export async function blobState(b: BlobClient, c: ContainerClient, kind: "block-blob" | "page-blob"): Promise<ResourceState> {
   try {
-    const [p, body, snapshots, parts] = await Promise.all([b.getProperties(), b.downloadToBuffer(), snapshotCount(b, c), blocksOrPages(b, kind)]);
+    const [p, body, snapshots, parts] = await allAnswered([b.getProperties(), b.downloadToBuffer(), snapshotCount(b, c), blocksOrPages(b, kind)]);
     return {
       exists: true,
       etag: p.etag,

@@ -7,7 +7,7 @@ import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixt
 import { WaitTimeout, type RowContext } from "../../fixtures/engine.ts";
 import { currentEvidence } from "../../fixtures/evidence.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
-import { preconditionFailed } from "../../fixtures/signals.ts";
+import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { newBlockBlob } from "./blob-kit.ts";
 
 export const guid = (): string => randomUUID();
@@ -239,24 +239,37 @@ export interface BlobSnapshot {
   snapshots?: number;
 }
 
-/** Everything a refused write could have changed, read back from the target. */
-export async function blobSnapshot(b: BlockBlobClient | PageBlobClient, container: ContainerClient, kind: "block" | "page"): Promise<BlobSnapshot> {
-  if (!(await b.exists())) return { exists: false };
-  const props = await b.getProperties();
-  const body = await b.downloadToBuffer();
-  const out: BlobSnapshot = {
-    exists: true,
-    content: kind === "page" ? body.toString("base64") : body.toString("utf8"),
-    etag: props.etag,
-    contentType: props.contentType,
-    metadata: props.metadata ?? {},
-  };
-  if (kind === "block") {
-    const list = await (b as BlockBlobClient).getBlockList("uncommitted");
-    out.uncommitted = (list.uncommittedBlocks ?? []).map((x) => x.name);
-  }
+async function snapshotCount(b: BlockBlobClient | PageBlobClient, container: ContainerClient): Promise<number> {
   let snaps = 0;
   for await (const item of container.listBlobsFlat({ prefix: b.name, includeSnapshots: true })) if (item.name === b.name && item.snapshot) snaps++;
-  out.snapshots = snaps;
-  return out;
+  return snaps;
+}
+
+/**
+ * Everything a refused write could have changed, read back from the target.
+ * The reads are independent, so they go out together; a missing blob answers
+ * 404 to them.
+ */
+export async function blobSnapshot(b: BlockBlobClient | PageBlobClient, container: ContainerClient, kind: "block" | "page"): Promise<BlobSnapshot> {
+  try {
+    const [props, body, list, snapshots] = await allAnswered([
+      b.getProperties(),
+      b.downloadToBuffer(),
+      kind === "block" ? (b as BlockBlobClient).getBlockList("uncommitted") : undefined,
+      snapshotCount(b, container),
+    ]);
+    const out: BlobSnapshot = {
+      exists: true,
+      content: kind === "page" ? body.toString("base64") : body.toString("utf8"),
+      etag: props.etag,
+      contentType: props.contentType,
+      metadata: props.metadata ?? {},
+    };
+    if (list) out.uncommitted = (list.uncommittedBlocks ?? []).map((x) => x.name);
+    out.snapshots = snapshots;
+    return out;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return { exists: false };
+    throw err;
+  }
 }

@@ -14,6 +14,8 @@ const READERS = 3;
 const WRITE_FOR_MS = 3000;
 /** Caps the evidence a fast target produces (every exchange is recorded). */
 const MAX_BATCHES = 150;
+/** Written even past WRITE_FOR_MS (a busy target's retries can eat the time), so the reads overlap several commits. */
+const MIN_BATCHES = 4;
 const PARTITION = "p";
 
 function batchOf(table: TableClient, gen: number): Promise<unknown> {
@@ -47,7 +49,7 @@ const rows: RowDef[] = [
       const writing = (async () => {
         const until = Date.now() + WRITE_FOR_MS;
         try {
-          for (let gen = 1; Date.now() < until && gen <= MAX_BATCHES; gen++) {
+          for (let gen = 1; (Date.now() < until || gen <= MIN_BATCHES) && gen <= MAX_BATCHES; gen++) {
             await batchOf(writer, gen);
             committed = gen;
           }

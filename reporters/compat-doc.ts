@@ -1,0 +1,78 @@
+// The Azurite compatibility page (docs/azurite-compatibility.md): per version,
+// how it was started and its tallies; then every ID whose verdict differs
+// between the versions, with the pin's reason and link. No evidence links:
+// the page is committed, the reports are not.
+import type { RowResult } from "../fixtures/engine.ts";
+import { compareRuns, type CompareRun } from "./compare.ts";
+import { STATUS_MARK } from "./model.ts";
+
+export interface VersionRun {
+  version: string;
+  node: string;
+  args: string[];
+  code: number | null;
+  run?: CompareRun;
+  /** Why there is no report (install or start failed). */
+  error?: string;
+}
+
+const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const mark = (r: RowResult | undefined) => (r ? `${STATUS_MARK[r.status]} ${r.status}` : "not run");
+
+function why(cells: (RowResult | undefined)[]): string {
+  const pinned = cells.find((r) => r?.expectation)?.expectation;
+  if (pinned) return `${pinned.reason}${pinned.link ? ` ([issue](${pinned.link}))` : ""}${pinned.versions ? ` — pinned for \`${pinned.versions}\`` : ""}`;
+  const first = cells.find((r) => r && r.status !== "PASS" && r.message)?.message?.split("\n")[0] ?? "";
+  return first.length > 240 ? `${first.slice(0, 240)}…` : first;
+}
+
+export function renderCompatDoc(versions: VersionRun[], meta: { date: string; command: string; suite: string }): string {
+  const ran = versions.filter((v) => v.run);
+  const c = compareRuns(ran.map((v) => v.run!));
+  const changed = c.rows.filter((r) => r.changed);
+  const out = [
+    "# Azurite compatibility",
+    "",
+    `Generated ${meta.date} by \`${meta.command}\` (suite ${meta.suite}). Each version was installed from the npm registry, started in memory on free ports, and run as an external emulator (by connection string, expectations \`azurite\`, whose pins carry the version ranges they hold for).`,
+    "",
+    "| Azurite | Node | started with | exit | PASS | EXPECTED_FAIL | FAIL | UNEXPECTED_PASS | no verdict |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const v of versions) {
+    const s = v.run?.report.summary;
+    const flags = v.args.filter((a) => a.startsWith("--") && !/(Host|Port)$/.test(a) && a !== "--location").join(" ");
+    out.push(
+      s
+        ? `| ${v.version} | ${v.node} | \`${flags}\` | ${v.code} | ${s.PASS} | ${s.EXPECTED_FAIL} | ${s.FAIL} | ${s.UNEXPECTED_PASS} | ${s.skipped} |`
+        : `| ${v.version} | ${v.node} | \`${flags}\` | ${v.code ?? "–"} | ${cell(v.error ?? "no report")} | | | | |`,
+    );
+  }
+  const skip = versions.filter((v) => v.args.includes("--skipApiVersionCheck")).map((v) => v.version);
+  out.push("");
+  const notRun = ran[0]?.run?.report.notRun ?? [];
+  if (notRun.length) out.push(`Not run (left out by the selection in the command above): ${notRun.map((id) => `\`${id}\``).join(", ")}.`, "");
+  if (skip.length) {
+    out.push(
+      `Started with \`--skipApiVersionCheck\`: ${skip.join(", ")}. These versions refuse the API version the suite's SDKs send (x-ms-version 2025-11-05) with 400 InvalidHeaderValue; the flag only lifts that check, so their rows run against their own behaviour.`,
+      "",
+    );
+  }
+  out.push(
+    `## What differs between the versions`,
+    "",
+    `${changed.length} of ${c.rows.length} IDs have a different verdict on some version; every other ID has the same verdict on all of them. EXPECTED_FAIL is a deviation pinned in \`expectations/azurite*.json\` for that version's range; PASS outside a pin's range means the version behaves as documented.`,
+    "",
+    `| ID | ${ran.map((v) => v.version).join(" | ")} | why |`,
+    `|---|${ran.map(() => "---").join("|")}|---|`,
+  );
+  for (const row of changed) out.push(`| \`${row.id}\` | ${row.cells.map(mark).join(" | ")} | ${cell(why(row.cells))} |`);
+  const same = c.rows.filter((r) => !r.changed);
+  const absent = same.filter((r) => r.cells[0]?.status === "NOT_AVAILABLE").length;
+  const common = same.filter((r) => r.cells[0]?.status !== "PASS" && r.cells[0]?.status !== "NOT_AVAILABLE");
+  if (common.length) {
+    out.push("", `## Deviations every version shares`, "", `Besides these, ${absent} rows are NOT_AVAILABLE on every version (Azurite has no File service).`, "", `| ID | verdict | why |`, `|---|---|---|`);
+    for (const row of common) out.push(`| \`${row.id}\` | ${mark(row.cells[0])} | ${cell(why(row.cells))} |`);
+  }
+  out.push("", "Regenerate with the command above (a Node ≥ 22 for Azurite 3.36+: see the README's *Azurite versions*).", "");
+  return out.join("\n");
+}
