@@ -50,7 +50,11 @@ export function busyProblems(calm: Map<string, RowResult>, busy: ChaosRun): stri
   return bad;
 }
 
-describe("a busy target (503 ServerBusy, 500 OperationTimedOut) changes no verdict", function () {
+// About 105 s: `npm run selftest` would pass its 10-minute budget, so the
+// nightly workflow runs it (SELFTEST_CHAOS=1); without it, its tests are skipped.
+const busySuite = process.env.SELFTEST_CHAOS === "1" ? describe : describe.skip;
+
+busySuite("a busy target (503 ServerBusy, 500 OperationTimedOut) changes no verdict", function () {
   let calm: Map<string, RowResult>;
 
   before(async function () {
