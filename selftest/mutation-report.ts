@@ -103,8 +103,8 @@ export function formatTable(results: MutantOutcome[]): string {
     lines.push(`${name.padEnd(w0)}  ${verdict.padEnd(w1)}  ${first}`);
     for (const l of rest) lines.push(`${"".padEnd(w0)}  ${"".padEnd(w1)}  ${l}`);
   }
-  const { killed, equivalent, score } = buildReport(results);
-  const cells = Object.keys(buildReport(results).byCell).length;
+  const { killed, equivalent, score, byCell } = buildReport(results);
+  const cells = Object.keys(byCell).length;
   lines.push("", `${killed}/${results.length - equivalent} mutants killed (score ${score.toFixed(3)})${equivalent ? `, ${equivalent} equivalent on this target` : ""}${cells ? `; ${cells} claim cells with generated mutants` : ""}`);
   return lines.join("\n");
 }
