@@ -8,7 +8,7 @@ import { assert } from "chai";
 import { signatureOf, type Pin, type RowResult, type Status } from "../../fixtures/engine.ts";
 import { judge, loadExpectations } from "../../fixtures/expectations.ts";
 import { ConfigError } from "../../fixtures/target.ts";
-import { narrowBelow, pinApplies, serverVersion, serverVersions } from "../../fixtures/versions.ts";
+import { narrowBelow, pinApplies, pinInForce, serverVersion, serverVersions } from "../../fixtures/versions.ts";
 import { applyReport, loadFiles, writeFiles } from "../../bin/expectations-update.ts";
 
 const MSG = "Put Blob, If-Match: * where no blob exists: expected refusal 412 ConditionNotMet, but it succeeded";
@@ -56,6 +56,15 @@ describe("version-aware pins", function () {
     assert.equal(outside.status, "FAIL");
     assert.include(outside.message!, "a pin for versions <3.37.0 does not apply to version 3.38.0");
     assert.equal(outside.signature, signatureOf(MSG), "the signature is the failure's own");
+  });
+
+  it("a row sees its pin by the version of its own service, also a general/* row (whose ID names no service)", function () {
+    const pins = { "general/linearizable/blob": pin({ versions: "<3.37.0" }), "queue/x": pin({ versions: "<3.37.0" }) };
+    const versions = { blob: "3.35.0", queue: "3.37.0" };
+    const inForce = pinInForce(pins, versions, (id) => ({ "general/linearizable/blob": "blob", "queue/x": "queue" })[id]);
+    assert.exists(inForce("general/linearizable/blob"), "judged by the blob service's version, not a 'general' one");
+    assert.isUndefined(inForce("queue/x"), "3.37.0 is outside the range");
+    assert.isUndefined(inForce("blob/unpinned"));
   });
 
   it("narrows a range below a version that passes", function () {
