@@ -1,7 +1,10 @@
-// What the command-line tools share: commander's errors on one line, and
-// parsing that yields an exit code instead of exiting (0 for --help, 2 for a
-// bad flag).
+// What the command-line tools share: commander's errors on one line, parsing
+// that yields an exit code instead of exiting (0 for --help, 2 for a bad
+// flag), and one line instead of a stack trace when a command fails.
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
+import { ConfigError } from "../fixtures/target.ts";
 
 /** Commander's error (and its "Did you mean" hint) on one line. */
 export function oneLineError(text: string): string {
@@ -25,5 +28,26 @@ export function parseArgs(program: Command): number | undefined {
   } catch (err) {
     const code = (err as { code?: string }).code;
     return code === "commander.helpDisplayed" || code === "commander.version" ? 0 : 2;
+  }
+}
+
+/**
+ * Runs a tool's main when its file is the one Node was started with (not when
+ * a self-test imports it), and exits with its code: a ConfigError is the
+ * user's to fix (one line, exit 2), anything else a bug in the suite (exit 3;
+ * CONFORMANCE_DEBUG=1 shows the stack).
+ */
+export async function runMain(moduleUrl: string, main: () => number | Promise<number>): Promise<void> {
+  if (!process.argv[1] || resolve(process.argv[1]) !== fileURLToPath(moduleUrl)) return;
+  try {
+    process.exit(await main());
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`error: ${err.message}`);
+      process.exit(2);
+    }
+    console.error(`internal error: ${(err as Error).message?.split("\n")[0]}; this is a bug in the suite, please report it.`);
+    if (process.env.CONFORMANCE_DEBUG) console.error(err);
+    process.exit(3);
   }
 }

@@ -3,12 +3,11 @@
 // row passed in one run and fails in the next (an upgrade gate); 2 bad input.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Command } from "commander";
 import { ConfigError } from "../fixtures/target.ts";
 import { writeCompare, type CompareRun } from "../reporters/compare.ts";
 import type { Report } from "../reporters/model.ts";
-import { parseArgs, withOneLineErrors } from "./cli-kit.ts";
+import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 
 const program = withOneLineErrors(
   new Command()
@@ -49,15 +48,4 @@ function main(): number {
   return opts.diff && comparison.regressions.length ? 1 : 0;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    process.exit(main());
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`error: ${err.message}`);
-      process.exit(2);
-    }
-    console.error(`internal error: ${(err as Error).message?.split("\n")[0]}; this is a bug in the suite, please report it.`);
-    process.exit(3);
-  }
-}
+await runMain(import.meta.url, main);

@@ -15,7 +15,7 @@ import { preflight } from "../fixtures/preflight.ts";
 import { ConfigError, resolveConnectionString } from "../fixtures/target.ts";
 import { renderCompatDoc, type VersionRun } from "../reporters/compat-doc.ts";
 import { writeCompare } from "../reporters/compare.ts";
-import { parseArgs, withOneLineErrors } from "./cli-kit.ts";
+import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 import { readRun } from "./compare.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -112,14 +112,4 @@ async function main(): Promise<number> {
   return results.every((r) => r.run) ? 0 : 1;
 }
 
-try {
-  process.exit(await main());
-} catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(`error: ${err.message}`);
-    process.exit(2);
-  }
-  console.error(`internal error: ${(err as Error).message?.split("\n")[0]}; this is a bug in the suite, please report it.`);
-  if (process.env.CONFORMANCE_DEBUG) console.error(err);
-  process.exit(3);
-}
+await runMain(import.meta.url, main);

@@ -30,7 +30,7 @@ import { registeredRows } from "../fixtures/registry.ts";
 import { ConfigError } from "../fixtures/target.ts";
 import type { Report } from "../reporters/model.ts";
 import { narrowBelow, pinApplies, serverVersions, widenTo } from "../fixtures/versions.ts";
-import { parseArgs, withOneLineErrors } from "./cli-kit.ts";
+import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 
 export const TODO_REASON = "TODO: explain";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -267,15 +267,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    process.exit(await main());
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`error: ${err.message}`);
-      process.exit(2);
-    }
-    console.error(`internal error: ${(err as Error).message?.split("\n")[0]}; this is a bug in the suite, please report it.`);
-    process.exit(3);
-  }
-}
+await runMain(import.meta.url, main);

@@ -9,10 +9,18 @@ import { assert } from "chai";
 import { embeddedPackage } from "../../fixtures/azurite.ts";
 import { cleanEnv, collect, readReport, ROOT, tmpDir, type CliResult } from "./cli-kit.ts";
 
+/**
+ * What npm needs to reach the registry from this machine (a proxy, the CA of a
+ * TLS-inspecting one, the registry); the suite's variables and npm's run-script
+ * ones (npm_config_local_prefix would install into this repository) stay out.
+ */
+const NETWORK = /^(https?_proxy|no_proxy|node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|npm_config_(registry|cafile|ca|strict_ssl|https?_proxy|proxy|noproxy))$/i;
+
 /** Runs a command with this process's node first on PATH (npm, npx and the installed bin use it). */
 function sh(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<CliResult> {
   const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}`;
-  return collect(spawn(cmd, args, { cwd, env: cleanEnv({ PATH }), stdio: ["ignore", "pipe", "pipe"] }), timeoutMs);
+  const network = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => NETWORK.test(e[0]) && e[1] !== undefined));
+  return collect(spawn(cmd, args, { cwd, env: cleanEnv({ ...network, PATH }), stdio: ["ignore", "pipe", "pipe"] }), timeoutMs);
 }
 
 describe("package: npm pack, npm i <tarball>, npx azure-storage-concurrency-conformance", function () {

@@ -3,7 +3,7 @@
 // have (lost updates of a check-then-act race, a cache serving stale reads,
 // version names reused, leases surviving or vanishing when they must not).
 // Judged by kill rate over 20 seeds (models.test.ts).
-import { segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 const RATE = { seeds: 20, atLeast: 19 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -114,6 +114,42 @@ MUTANTS.push(
         res.headers["x-ms-lease-state"] = "available";
         res.headers["x-ms-lease-status"] = "unlocked";
         delete res.headers["x-ms-lease-duration"];
+      }
+    },
+  },
+  {
+    name: "model-lease-renew-after-write",
+    description: "Renew with the last lease's ID succeeds on an expired lease even after the blob was written without a lease ID since (Azurite before 3.31.0, Azurite#2352)",
+    kills: ["blob/lease/model"],
+    killRate: RATE,
+    onResponse(req, res, state) {
+      const k = key(req);
+      const verb = isBlobLease(req) ? leaseVerb(req) : "";
+      if (ok(res) && (verb === "acquire" || verb === "change")) {
+        state.set(`holder:${k}`, req.headers["x-ms-proposed-lease-id"]);
+        state.delete(`expired:${k}`);
+        state.delete(`written:${k}`);
+      }
+      if ((req.method === "HEAD" || req.method === "GET") && ok(res) && res.headers["x-ms-lease-state"] === "expired") state.set(`expired:${k}`, true);
+      if (isBlobPut(req) && ok(res) && !req.headers["x-ms-lease-id"] && state.get(`expired:${k}`)) state.set(`written:${k}`, true);
+      if (verb === "renew" && res.status === 409 && state.get(`written:${k}`) && req.headers["x-ms-lease-id"] === state.get(`holder:${k}`)) {
+        toSuccess(res, 200, { "x-ms-lease-id": req.headers["x-ms-lease-id"] });
+      }
+    },
+  },
+  {
+    name: "model-lease-old-id-after-change",
+    description: "After Change Lease the old ID still acts on the lease: renew or release with it is answered 200 instead of 409",
+    kills: ["blob/lease/model"],
+    killRate: RATE,
+    onResponse(req, res, state) {
+      if (!isBlobLease(req)) return;
+      const k = key(req);
+      const verb = leaseVerb(req);
+      if (ok(res) && verb === "change") state.set(`old:${k}`, req.headers["x-ms-lease-id"]);
+      if (ok(res) && verb === "acquire") state.delete(`old:${k}`);
+      if ((verb === "renew" || verb === "release") && res.status === 409 && req.headers["x-ms-lease-id"] === state.get(`old:${k}`)) {
+        toSuccess(res, 200, verb === "renew" ? { "x-ms-lease-id": req.headers["x-ms-lease-id"] } : {});
       }
     },
   },
