@@ -23,7 +23,7 @@ const program = withOneLineErrors(
     .option("-e, --expectations <name|path|none>", "expectation file (env CONFORMANCE_EXPECTATIONS; default chosen from the target)")
     .option("--concurrency <n|auto>", "rows run at once (env CONFORMANCE_CONCURRENCY; default auto: sized from the target's round trip)")
     .option("--request-timeout <ms>", "per-try request timeout (env CONFORMANCE_REQUEST_TIMEOUT_MS, default 10000)")
-    .option("--max-tries <n>", "tries per request; 503, 500, 408 and resets are retried (env CONFORMANCE_MAX_TRIES, default 3)")
+    .option("--max-tries <n>", "tries per request; 503, 500, 408 and resets are retried (env CONFORMANCE_MAX_TRIES, default 4)")
     .option("--seed <n>", "seed of the model rows' random sequences, to replay a run (env CONFORMANCE_SEED; default a fresh one, printed in each model row's notes)")
     .addOption(new Option("--no-cleanup", "keep what the run created (env CONFORMANCE_CLEANUP=false)"))
     .option("--env-file <path>", "dotenv file to read", ".env"),
