@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import type { RowResult, Status } from "../fixtures/engine.ts";
 import { serverVersions } from "../fixtures/versions.ts";
-import { anchor as htmlAnchor, esc } from "./html.ts";
+import { anchor as htmlAnchor, esc, MARK } from "./html.ts";
 import { anchor as mdAnchor, hasEvidence } from "./markdown.ts";
 import { STATUS_MARK, type Report } from "./model.ts";
 
@@ -134,17 +134,6 @@ export function renderCompareMarkdown(c: Comparison, runs: CompareRun[], opts: R
 }
 
 const cls = (s: Status | "NOT_RUN") => `st-${s.toLowerCase().replace(/_/g, "-")}`;
-// Marks any system font has (as in the HTML report: emoji are often missing in headless browsers).
-const MARK: Record<Status, string> = {
-  PASS: "✓",
-  FAIL: "✗",
-  EXPECTED_FAIL: "✗",
-  UNEXPECTED_PASS: "!",
-  NOT_AVAILABLE: "–",
-  PRECONDITION_FAILED: "∅",
-  MANUAL: "✎",
-  INCONCLUSIVE: "?",
-};
 
 const STYLE = `
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1400px;padding:16px;color:#1b1f24;background:#fff}

@@ -54,8 +54,8 @@ document.getElementById("open-all").addEventListener("change",function(e){docume
 `;
 const SCRIPT_HASH = createHash("sha256").update(SCRIPT).digest("base64");
 
-// Marks any system font has (emoji are often missing in headless browsers and CI images).
-const MARK: Record<Status | "NOT_RUN", string> = {
+// Marks any system font has (emoji are often missing in headless browsers and CI images); the compare view uses them too.
+export const MARK: Record<Status | "NOT_RUN", string> = {
   PASS: "✓",
   FAIL: "✗",
   EXPECTED_FAIL: "✗",

@@ -2,15 +2,15 @@
 // one row per ID, cells linking to each run's evidence; --diff keeps changed
 // IDs and exits 1 on a PASS that became FAIL; compare.html rendered in a real
 // headless Chromium, hostile values escaped.
-import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { assert } from "chai";
 import type { RowResult, Status } from "../../fixtures/engine.ts";
 import { compareRuns, renderCompareHtml } from "../../reporters/compare.ts";
 import { summarise, type Report } from "../../reporters/model.ts";
 import { cleanEnv, collect, ROOT, tmpDir } from "../cli/cli-kit.ts";
+import { chromium, chromiumOrSkip } from "./chromium.ts";
 import { row, syntheticReport } from "./synthetic.ts";
 
 const EVIL = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">`;
@@ -47,20 +47,6 @@ const NEW: [string, Status][] = [
 
 function compareCli(args: string[]) {
   return collect(spawn(process.execPath, ["--import", "tsx", "bin/compare.ts", ...args], { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] }), 60_000);
-}
-
-function findChromium(): string | undefined {
-  return [process.env.CHROME_BIN, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((c) => c && existsSync(c));
-}
-
-async function chromium(bin: string, args: string[]): Promise<string> {
-  const profile = tmpDir("chromium");
-  try {
-    const flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", `--user-data-dir=${profile}`];
-    return (await promisify(execFile)(bin, [...flags, ...args], { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 })).stdout;
-  } finally {
-    rmSync(profile, { recursive: true, force: true });
-  }
 }
 
 describe("compare view", function () {
@@ -123,11 +109,7 @@ describe("compare view", function () {
   describe("in a headless Chromium", function () {
     let bin: string | undefined;
     before(function () {
-      bin = findChromium();
-      if (!bin) {
-        console.log("    (skipped: no Chromium found; install the Debian package `chromium` or set CHROME_BIN)");
-        this.skip();
-      }
+      bin = chromiumOrSkip(this);
     });
 
     it("renders one column per run (kind, version, date) and one row per ID, with working evidence links", async function () {

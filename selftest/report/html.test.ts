@@ -1,11 +1,9 @@
 // The HTML report: escapes everything that came from a server or a test, and
 // renders in a real headless Chromium: the certification summary, the matrix,
 // every result's ID in the DOM, and a screenshot next to the report.
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { assert } from "chai";
 import type { RowResult } from "../../fixtures/engine.ts";
 import { loadAllSuites } from "../../fixtures/headless.ts";
@@ -13,40 +11,10 @@ import { matrixSections, type MatrixSection } from "../../fixtures/registry.ts";
 import { renderHtml, tableCounts } from "../../reporters/html.ts";
 import { SCHEMA, summarise, type Report } from "../../reporters/model.ts";
 import { readReport, ROOT, runCli, tmpDir } from "../cli/cli-kit.ts";
+import { chromium, chromiumOrSkip } from "./chromium.ts";
 import { COPY_BLOB_SUBS, COPY_SRC_IUS_FINER, PUT_BLOB_SUBS, SECTION, stepOf, syntheticReport } from "./synthetic.ts";
 
-const run = promisify(execFile);
 const EVIL = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">"'&`;
-
-function findChromium(): string | undefined {
-  const candidates = [process.env.CHROME_BIN, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"];
-  return candidates.find((c) => c && existsSync(c));
-}
-
-async function chromium(bin: string, args: string[]): Promise<string> {
-  const profile = tmpDir("chromium");
-  try {
-    const { stdout } = await run(
-      bin,
-      [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        `--user-data-dir=${profile}`,
-        ...args,
-      ],
-      { timeout: 60_000, maxBuffer: 256 * 1024 * 1024 },
-    );
-    return stdout;
-  } finally {
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
 
 function hostileReport(): Report {
   const r: RowResult = {
@@ -201,11 +169,7 @@ describe("HTML report", function () {
     let report: Report;
 
     before(async function () {
-      bin = findChromium();
-      if (!bin) {
-        console.log("    (skipped: no Chromium found; install the Debian package `chromium` or set CHROME_BIN)");
-        this.skip();
-      }
+      bin = chromiumOrSkip(this);
       // A run touching several tables, with passes, pinned failures and NOT_AVAILABLE rows.
       dir = join(ROOT, "reports", "selftest-html");
       rmSync(dir, { recursive: true, force: true });
@@ -256,11 +220,7 @@ describe("HTML report", function () {
   describe("sub-verdicts in a headless Chromium (a synthetic report)", function () {
     let bin: string | undefined;
     before(function () {
-      bin = findChromium();
-      if (!bin) {
-        console.log("    (skipped: no Chromium found; install the Debian package `chromium` or set CHROME_BIN)");
-        this.skip();
-      }
+      bin = chromiumOrSkip(this);
     });
 
     it("a click on each sub opens that row's evidence, as a click on the cell opens the cell's", async function () {

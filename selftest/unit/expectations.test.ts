@@ -5,28 +5,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assert } from "chai";
-import { applyPin, signatureOf, type Pin, type RowResult, type Status } from "../../fixtures/engine.ts";
+import { applyPin, signatureOf, type Pin } from "../../fixtures/engine.ts";
 import { loadExpectations } from "../../fixtures/expectations.ts";
 import { ConfigError } from "../../fixtures/target.ts";
+import { result } from "./row-result.ts";
 import { applyReport, loadFiles, TODO_REASON, writeFiles } from "../../bin/expectations-update.ts";
-
-function result(id: string, observed: Status, message?: string): RowResult {
-  return {
-    id,
-    title: "t",
-    table: "T",
-    service: "blob",
-    level: "doc",
-    source: "s",
-    status: observed,
-    observed,
-    message,
-    signature: observed === "FAIL" && message ? signatureOf(message) : undefined,
-    notes: {},
-    durationMs: 1,
-    evidence: [],
-  };
-}
 
 const MSG = "Set Blob Metadata with stale If-Match: expected 412 ConditionNotMet, got 200";
 const pin = (p: Partial<Pin> = {}): Pin => ({ status: "FAIL", signature: signatureOf(MSG), reason: "Azurite ignores it", ...p });

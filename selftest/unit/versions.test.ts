@@ -5,31 +5,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assert } from "chai";
-import { signatureOf, type Pin, type RowResult, type Status } from "../../fixtures/engine.ts";
+import { signatureOf, type Pin } from "../../fixtures/engine.ts";
 import { judge, loadExpectations } from "../../fixtures/expectations.ts";
 import { ConfigError } from "../../fixtures/target.ts";
 import { narrowBelow, pinApplies, pinInForce, serverVersion, serverVersions } from "../../fixtures/versions.ts";
+import { result } from "./row-result.ts";
 import { applyReport, loadFiles, writeFiles } from "../../bin/expectations-update.ts";
 
 const MSG = "Put Blob, If-Match: * where no blob exists: expected refusal 412 ConditionNotMet, but it succeeded";
-
-function result(id: string, observed: Status, message?: string): RowResult {
-  return {
-    id,
-    title: "t",
-    table: "T",
-    service: "blob",
-    level: "doc",
-    source: "s",
-    status: observed,
-    observed,
-    message,
-    signature: observed === "FAIL" && message ? signatureOf(message) : undefined,
-    notes: {},
-    durationMs: 1,
-    evidence: [],
-  };
-}
 
 const pin = (p: Partial<Pin> = {}): Pin => ({ status: "FAIL", signature: signatureOf(MSG), reason: "fixed in 3.37.0", ...p });
 
