@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { startAzurite } from "../fixtures/azurite.ts";
-import { ROOT } from "../fixtures/run-suite.ts";
+import { ROOT } from "../fixtures/paths.ts";
 import type { Exchange } from "../fixtures/evidence.ts";
-import type { Report } from "../reporters/model.ts";
+import type { Report } from "../model/result.ts";
 
 const program = new Command()
   .name("bench")

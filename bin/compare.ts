@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { ConfigError } from "../fixtures/target.ts";
 import { writeCompare, type CompareRun } from "../reporters/compare.ts";
-import type { Report } from "../reporters/model.ts";
+import type { Report } from "../model/result.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 
 const program = withOneLineErrors(

@@ -8,7 +8,7 @@
 // 2 bad input.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT } from "../fixtures/paths.ts";
 import { Command } from "commander";
 import { DEFAULT_CACHE, installAzurite, nodeFor, runSuiteCli, startVersion } from "../fixtures/azurite-versions.ts";
 import { preflight } from "../fixtures/preflight.ts";
@@ -18,7 +18,6 @@ import { writeCompare } from "../reporters/compare.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 import { readRun } from "./compare.ts";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 const program = withOneLineErrors(
   new Command()

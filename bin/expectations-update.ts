@@ -21,19 +21,18 @@
 // no pins is deleted, unless it says what it is about ("about").
 import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT } from "../fixtures/paths.ts";
 import { Command } from "commander";
 import type { Pin, RowResult } from "../fixtures/engine.ts";
 import { expectationPath, type ExpectationFile } from "../fixtures/expectations.ts";
 import { loadAllSuites } from "../fixtures/headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { ConfigError } from "../fixtures/target.ts";
-import type { Report } from "../reporters/model.ts";
-import { narrowBelow, pinApplies, serverVersions, widenTo } from "../fixtures/versions.ts";
+import type { Report } from "../model/result.ts";
+import { narrowBelow, pinApplies, serverVersions, widenTo } from "../model/versions.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 
 export const TODO_REASON = "TODO: explain";
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 interface LoadedFile {
   path: string;

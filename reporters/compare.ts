@@ -5,11 +5,10 @@
 // own verdicts, before expectations), which is what an upgrade gate fails on.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import type { RowResult, Status } from "../fixtures/engine.ts";
-import { serverVersions } from "../fixtures/versions.ts";
+import { serverVersions } from "../model/versions.ts";
 import { anchor as htmlAnchor, esc, MARK } from "./html.ts";
 import { anchor as mdAnchor, hasEvidence } from "./markdown.ts";
-import { STATUS_MARK, type Report } from "./model.ts";
+import { STATUS_MARK, type Report, type RowResult, type Status } from "../model/result.ts";
 
 export interface CompareRun {
   report: Report;

@@ -2,9 +2,8 @@
 // how it was started and its tallies; then every ID whose verdict differs
 // between the versions, with the pin's reason and link. No evidence links:
 // the page is committed, the reports are not.
-import type { RowResult } from "../fixtures/engine.ts";
 import { compareRuns, type CompareRun } from "./compare.ts";
-import { STATUS_MARK } from "./model.ts";
+import { STATUS_MARK, type RowResult } from "../model/result.ts";
 
 export interface VersionRun {
   version: string;

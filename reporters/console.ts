@@ -1,8 +1,7 @@
 // Console output: one line per row as mocha finishes it, then the summary.
 // The last line is always `N passed, N failed, N skipped`.
 import Mocha from "mocha";
-import type { RowResult } from "../fixtures/engine.ts";
-import { failsRun, STATUSES, type Report } from "./model.ts";
+import { failsRun, STATUSES, type Report, type RowResult } from "../model/result.ts";
 import type { Progress } from "./progress.ts";
 
 const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35" };

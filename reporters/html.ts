@@ -9,10 +9,9 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RowResult, Status } from "../fixtures/engine.ts";
-import { sectionRank, type MatrixCell, type MatrixSection } from "../fixtures/registry.ts";
+import { sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { cellResults, cellVerdict } from "./markdown.ts";
-import { failsRun, STATUSES, type Report } from "./model.ts";
+import { failsRun, STATUSES, type Report, type RowResult, type Status } from "../model/result.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
 export function esc(value: unknown): string {

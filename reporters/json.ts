@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Report } from "./model.ts";
+import type { Report } from "../model/result.ts";
 
 export function writeJson(report: Report, dir: string): string {
   mkdirSync(dir, { recursive: true });

@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import junit, { type Builder } from "junit-report-builder";
-import { failsRun, type Report } from "./model.ts";
+import { failsRun, type Report } from "../model/result.ts";
 
 export function writeJUnit(report: Report, dir: string): string {
   mkdirSync(dir, { recursive: true });

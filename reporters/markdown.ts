@@ -4,9 +4,8 @@
 // not pass.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RowResult } from "../fixtures/engine.ts";
-import type { MatrixCell, MatrixSection } from "../fixtures/registry.ts";
-import { STATUS_MARK, STATUSES, type Report } from "./model.ts";
+import type { MatrixCell, MatrixSection } from "../model/matrix.ts";
+import { STATUS_MARK, STATUSES, type Report, type RowResult } from "../model/result.ts";
 
 export const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
 const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");

@@ -3,8 +3,7 @@
 // line under the row lines (log-update); elsewhere (CI, a pipe) a plain line
 // every few seconds.
 import logUpdate from "log-update";
-import type { RowResult } from "../fixtures/engine.ts";
-import { failsRun } from "./model.ts";
+import { failsRun, type RowResult } from "../model/result.ts";
 
 export const PLAIN_EVERY_MS = 10_000;
 

@@ -13,7 +13,7 @@ import semver from "semver";
 import { embeddedPackage, type EmbeddedAzurite } from "../fixtures/azurite.ts";
 import { runHeadless } from "../fixtures/headless.ts";
 import { filesEndingWith } from "../fixtures/mocha-load.ts";
-import { ROOT } from "../fixtures/run-suite.ts";
+import { ROOT } from "../fixtures/paths.ts";
 import { startProxy } from "./proxy.ts";
 import type { Mutant } from "./mutants/types.ts";
 import { buildReport, formatTable, writeReport, type MutantOutcome } from "./mutation-report.ts";

@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
-import { ROOT } from "../fixtures/run-suite.ts";
+import { ROOT } from "../fixtures/paths.ts";
 import type { RowResult } from "../fixtures/engine.ts";
 import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";

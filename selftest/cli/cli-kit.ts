@@ -5,8 +5,8 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAzurite, type EmbeddedAzurite } from "../../fixtures/azurite.ts";
-import { ROOT } from "../../fixtures/run-suite.ts";
-import type { Report } from "../../reporters/model.ts";
+import { ROOT } from "../../fixtures/paths.ts";
+import type { Report } from "../../model/result.ts";
 
 export { ROOT };
 

@@ -23,7 +23,7 @@ import { Clients } from "../../fixtures/clients.ts";
 import { listOurs } from "../../fixtures/cleanup.ts";
 import { NAME_PREFIX } from "../../fixtures/names.ts";
 import { resolveConnectionString } from "../../fixtures/target.ts";
-import type { Report } from "../../reporters/model.ts";
+import type { Report } from "../../model/result.ts";
 import { accountConnectionString, artefacts, privateAzurite, readReport, ROOT, runCli, tmpDir, type CliResult } from "./cli-kit.ts";
 
 const ACCOUNT = "certacct1";

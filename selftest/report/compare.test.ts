@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { assert } from "chai";
 import type { RowResult, Status } from "../../fixtures/engine.ts";
 import { compareRuns, renderCompareHtml } from "../../reporters/compare.ts";
-import { summarise, type Report } from "../../reporters/model.ts";
+import { summarise, type Report } from "../../model/result.ts";
 import { cleanEnv, collect, ROOT, tmpDir } from "../cli/cli-kit.ts";
 import { chromium, chromiumOrSkip } from "./chromium.ts";
 import { row, syntheticReport } from "./synthetic.ts";

@@ -9,7 +9,7 @@ import type { RowResult } from "../../fixtures/engine.ts";
 import { loadAllSuites } from "../../fixtures/headless.ts";
 import { matrixSections, type MatrixSection } from "../../fixtures/registry.ts";
 import { renderHtml, tableCounts } from "../../reporters/html.ts";
-import { SCHEMA, summarise, type Report } from "../../reporters/model.ts";
+import { SCHEMA, summarise, type Report } from "../../model/result.ts";
 import { readReport, ROOT, runCli, tmpDir } from "../cli/cli-kit.ts";
 import { chromium, chromiumOrSkip } from "./chromium.ts";
 import { COPY_BLOB_SUBS, COPY_SRC_IUS_FINER, PUT_BLOB_SUBS, SECTION, stepOf, syntheticReport } from "./synthetic.ts";

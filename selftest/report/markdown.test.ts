@@ -3,7 +3,7 @@
 // cell's or a sub's, lands on an anchor of the Evidence section.
 import { assert } from "chai";
 import { renderMarkdown } from "../../reporters/markdown.ts";
-import { STATUS_MARK } from "../../reporters/model.ts";
+import { STATUS_MARK } from "../../model/result.ts";
 import { COPY_SRC_IUS_FINER, PUT_BLOB_SUBS, SECTION, syntheticReport } from "./synthetic.ts";
 
 const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();

@@ -4,7 +4,7 @@
 // rows beneath it), with evidence marked per row. No Azurite needed.
 import type { RowResult, Status } from "../../fixtures/engine.ts";
 import type { MatrixSection } from "../../fixtures/registry.ts";
-import { SCHEMA, summarise, type Report } from "../../reporters/model.ts";
+import { SCHEMA, summarise, type Report } from "../../model/result.ts";
 
 const P = "blob/blob-ops/";
 

@@ -5,13 +5,24 @@ import { join } from "node:path";
 import { assert } from "chai";
 import { loadAllSuites } from "../../fixtures/headless.ts";
 import { matrixSections, registeredRows } from "../../fixtures/registry.ts";
-import { ROOT } from "../../fixtures/run-suite.ts";
+import { ROOT } from "../../fixtures/paths.ts";
 import { SERVICES } from "../../fixtures/target.ts";
 
 const LEVELS = ["doc", "rest", "disputed", "info"];
 
 /** IDs of required-ids-next.txt not implemented yet, each with why. */
 const NOT_YET: Record<string, string> = {
+  "blob/lease/break-period-holds": "being built (issue: nothing hidden behind a non-FAIL)",
+  "queue/get-messages/invisible-until-end": "being built (issue: nothing hidden behind a non-FAIL)",
+  "queue/update-message/invisible-until-end": "being built (issue: nothing hidden behind a non-FAIL)",
+  "general/paths/list-blobs": "being built (issue: nothing hidden behind a non-FAIL)",
+  "general/paths/batch-etags": "being built (issue: nothing hidden behind a non-FAIL)",
+  "general/paths/peek": "being built (issue: nothing hidden behind a non-FAIL)",
+  "general/validators-advance": "being built (issue: nothing hidden behind a non-FAIL)",
+  "blob/lease-ops/put-blob/conditions-with-id": "being built (issue: nothing hidden behind a non-FAIL)",
+  "blob/lease-ops/set-blob-metadata/conditions-with-id": "being built (issue: nothing hidden behind a non-FAIL)",
+  "blob/lease-ops/delete-blob/conditions-with-id": "being built (issue: nothing hidden behind a non-FAIL)",
+  "blob/lease-ops/get-blob/conditions-with-id": "being built (issue: nothing hidden behind a non-FAIL)",
 };
 
 function idList(path: string): string[] {

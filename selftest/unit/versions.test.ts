@@ -8,7 +8,7 @@ import { assert } from "chai";
 import { signatureOf, type Pin } from "../../fixtures/engine.ts";
 import { judge, loadExpectations } from "../../fixtures/expectations.ts";
 import { ConfigError } from "../../fixtures/target.ts";
-import { narrowBelow, pinApplies, pinInForce, serverVersion, serverVersions } from "../../fixtures/versions.ts";
+import { narrowBelow, pinApplies, pinInForce, serverVersion, serverVersions } from "../../model/versions.ts";
 import { result } from "./row-result.ts";
 import { applyReport, loadFiles, writeFiles } from "../../bin/expectations-update.ts";
 

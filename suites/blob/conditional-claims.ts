@@ -6,7 +6,35 @@
 // selftest/mutants/conditional.ts a family of mutants per cell.
 import type { RawRequest, RawResponse } from "../../fixtures/raw.ts";
 import type { MatrixCell } from "../../fixtures/registry.ts";
-import type { ResourceState, Subject } from "./conditional-kit.ts";
+
+/** Where a cell's request goes. */
+export interface Subject {
+  container: string;
+  blob?: string;
+  /** Copy Blob: the source's URL. */
+  sourceUrl?: string;
+  /** Abort Copy Blob: the pending copy. */
+  copyId?: string;
+}
+
+/** Everything a conditional write could change, as read back from the target. */
+export interface ResourceState {
+  exists: boolean;
+  etag?: string;
+  lastModified?: string;
+  metadata?: Record<string, string>;
+  leaseState?: string;
+  /** Container: the IDs of its stored access policies. */
+  acl?: string[];
+  content?: string;
+  contentType?: string;
+  copyStatus?: string;
+  snapshots?: number;
+  uncommitted?: string[];
+  committed?: string[];
+  /** Page blob: its valid ranges, `start-end,…`. */
+  pages?: string;
+}
 
 export const HEADERS = ["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"] as const;
 export type CondHeader = (typeof HEADERS)[number];

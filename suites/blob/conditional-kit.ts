@@ -7,36 +7,9 @@ import { expectRawStatus } from "../../fixtures/assert.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { blobPath, newBlockBlob, newPageBlob } from "./blob-kit.ts";
-import { BLOCK_ID, NEW_CONTENT, OTHER, type Cell, type CondHeader } from "./conditional-claims.ts";
+import { BLOCK_ID, NEW_CONTENT, OTHER, type Cell, type CondHeader, type ResourceState, type Subject } from "./conditional-claims.ts";
 
-/** Where a cell's request goes. */
-export interface Subject {
-  container: string;
-  blob?: string;
-  /** Copy Blob: the source's URL. */
-  sourceUrl?: string;
-  /** Abort Copy Blob: the pending copy. */
-  copyId?: string;
-}
-
-/** Everything a conditional write could change, as read back from the target. */
-export interface ResourceState {
-  exists: boolean;
-  etag?: string;
-  lastModified?: string;
-  metadata?: Record<string, string>;
-  leaseState?: string;
-  /** Container: the IDs of its stored access policies. */
-  acl?: string[];
-  content?: string;
-  contentType?: string;
-  copyStatus?: string;
-  snapshots?: number;
-  uncommitted?: string[];
-  committed?: string[];
-  /** Page blob: its valid ranges, `start-end,…`. */
-  pages?: string;
-}
+export type { ResourceState, Subject } from "./conditional-claims.ts";
 
 const notFound = (err: unknown) => (err as { statusCode?: number }).statusCode === 404;
 
