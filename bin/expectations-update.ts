@@ -14,7 +14,11 @@
 // - a row that was not run, or ended without a verdict (INCONCLUSIVE,
 //   NOT_AVAILABLE, PRECONDITION_FAILED, MANUAL), keeps its pin unchanged;
 // - a pin for an ID the suite no longer has (not in the report, not registered
-//   by the current suites) is dropped (reported).
+//   by the current suites) is dropped (reported);
+// - an operation an UNSUPPORTED row lacks, not pinned yet, is pinned per
+//   operation in the main file's `unsupported` (reason "TODO: explain"); an
+//   operation pin whose operation answered in this run (by exact name or
+//   family, within the pin's version range) is dropped.
 // Topic files are kept: each pin is rewritten in the file that holds it; a new
 // pin goes to the topic file that already pins IDs of the same
 // `<service>/<topic>/` prefix, else to the main file. A topic file left with
@@ -24,11 +28,11 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { ROOT } from "../fixtures/paths.ts";
 import { Command } from "commander";
 import type { Pin, RowResult } from "../fixtures/engine.ts";
-import { expectationPath, type ExpectationFile } from "../fixtures/expectations.ts";
+import { answeredOperation, expectationPath, type ExpectationFile } from "../fixtures/expectations.ts";
 import { loadAllSuites } from "../fixtures/headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { ConfigError } from "../fixtures/target.ts";
-import type { Report } from "../model/result.ts";
+import { operationPinFor, READABLE_SCHEMAS, type OperationPin, type Report } from "../model/result.ts";
 import { narrowBelow, pinApplies, serverVersions, widenTo } from "../model/versions.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 
@@ -49,6 +53,9 @@ export interface UpdateSummary {
   conflicts: { id: string; versions: string; version?: string; signature?: string }[];
   removed: string[];
   stale: string[];
+  /** Operations pinned as unsupported for the first time, and operation pins dropped (the operation answered). */
+  addedOperations: string[];
+  removedOperations: string[];
   kept: string[];
   todo: string[];
   written: string[];
@@ -110,7 +117,7 @@ export function applyReport(
   registered?: Set<string>,
   versions: Record<string, string> = {},
 ): UpdateSummary {
-  const sum: UpdateSummary = { added: [], changed: [], ranged: [], conflicts: [], removed: [], stale: [], kept: [], todo: [], written: [], deleted: [] };
+  const sum: UpdateSummary = { added: [], changed: [], ranged: [], conflicts: [], removed: [], stale: [], addedOperations: [], removedOperations: [], kept: [], todo: [], written: [], deleted: [] };
   // Later files win, as in the loader (topic files are merged over the main file).
   const owner = new Map<string, LoadedFile>();
   for (const f of files) {
@@ -179,6 +186,7 @@ export function applyReport(
       }
     }
   }
+  applyOperations(files, report, versions, sum);
   for (const f of files) {
     f.data.pins = Object.fromEntries(Object.entries(f.data.pins).sort(([a], [b]) => a.localeCompare(b)));
     for (const [id, pin] of Object.entries(f.data.pins)) if (pin.reason.startsWith("TODO")) sum.todo.push(id);
@@ -186,10 +194,38 @@ export function applyReport(
   return sum;
 }
 
+/** Per-operation pins: new ones for what UNSUPPORTED rows lack, none for an operation that answered in this run. */
+function applyOperations(files: LoadedFile[], report: Pick<Report, "results">, versions: Record<string, string>, sum: UpdateSummary): void {
+  const all = (): Record<string, OperationPin> => Object.assign({}, ...files.map((f) => f.data.unsupported ?? {}));
+  const answered = new Map<string, string>();
+  for (const r of report.results) for (const ex of r.evidence ?? []) if (answeredOperation(ex)) answered.set(ex.operation!, r.service);
+  for (const f of files) {
+    for (const [key, pin] of Object.entries(f.data.unsupported ?? {})) {
+      const met = [...answered].find(([op, service]) => operationPinFor(op, { [key]: pin }) && pinApplies({ status: "UNSUPPORTED", ...pin }, versions[service]));
+      if (!met) continue;
+      delete f.data.unsupported![key];
+      sum.removedOperations.push(`${key} (${met[0]} answered)`);
+    }
+    if (f.data.unsupported && Object.keys(f.data.unsupported).length === 0) delete f.data.unsupported;
+  }
+  for (const r of report.results) {
+    if (r.observed !== "UNSUPPORTED") continue;
+    for (const u of r.unsupported ?? []) {
+      if (operationPinFor(u.operation, all())) continue;
+      (files[0].data.unsupported ??= {})[u.operation] = { reason: TODO_REASON };
+      sum.addedOperations.push(u.operation);
+    }
+  }
+  for (const f of files) {
+    if (f.data.unsupported) f.data.unsupported = Object.fromEntries(Object.entries(f.data.unsupported).sort(([a], [b]) => a.localeCompare(b)));
+    for (const [key, pin] of Object.entries(f.data.unsupported ?? {})) if (pin.reason.startsWith("TODO")) sum.todo.push(`unsupported ${key}`);
+  }
+}
+
 /** Writes changed files; deletes topic files left empty (those with an "about" stay). */
 export function writeFiles(files: LoadedFile[], sum: UpdateSummary): void {
   files.forEach((f, i) => {
-    const empty = Object.keys(f.data.pins).length === 0;
+    const empty = Object.keys(f.data.pins).length === 0 && !f.data.unsupported;
     if (i > 0 && empty && !f.data.about) {
       unlinkSync(f.path);
       sum.deleted.push(f.path);
@@ -230,8 +266,8 @@ async function main(): Promise<number> {
   if (!existsSync(reportPath)) throw new ConfigError(`no report at ${reportPath}: run the suite first (npm test) or pass --report <path>.`);
   const report = readJson<Report>(reportPath, "Report");
   if (!Array.isArray(report.results) || !report.run) throw new ConfigError(`${reportPath} is not a conformance report (no run / results).`);
-  if (!String(report.schema ?? "").startsWith("azure-storage-concurrency-conformance/report@")) {
-    throw new ConfigError(`${reportPath} has schema ${JSON.stringify(report.schema)}; expected azure-storage-concurrency-conformance/report@1.`);
+  if (!READABLE_SCHEMAS.includes(String(report.schema))) {
+    throw new ConfigError(`${reportPath} has schema ${JSON.stringify(report.schema)}; expected one of ${READABLE_SCHEMAS.join(", ")}.`);
   }
   const used = report.run.expectations;
   if (used && used !== "none" && resolve(ROOT, used) !== mainPath && resolve(used) !== mainPath && !opts.force) {
@@ -255,6 +291,8 @@ async function main(): Promise<number> {
   }
   for (const id of sum.removed) console.log(`  - passes   ${id}  (pin removed)`);
   for (const id of sum.stale) console.log(`  - gone     ${id}  (no such test any more; pin removed)`);
+  for (const op of sum.addedOperations) console.log(`  + unsupported ${op}  (reason: ${TODO_REASON})`);
+  for (const op of sum.removedOperations) console.log(`  - supported   ${op}  (operation pin removed)`);
   if (sum.kept.length) console.log(`  = kept ${sum.kept.length} pin(s) of rows not run or without a verdict in this run`);
   if (opts.dryRun) console.log("Dry run: nothing written.");
   else {

@@ -16,7 +16,8 @@ export type Status =
   | "NOT_AVAILABLE"
   | "PRECONDITION_FAILED"
   | "MANUAL"
-  | "INCONCLUSIVE";
+  | "INCONCLUSIVE"
+  | "UNSUPPORTED";
 
 export const STATUSES: Status[] = [
   "PASS",
@@ -27,6 +28,7 @@ export const STATUSES: Status[] = [
   "PRECONDITION_FAILED",
   "MANUAL",
   "INCONCLUSIVE",
+  "UNSUPPORTED",
 ];
 
 /** One HTTP exchange (one try of a request), as it went over the wire. */
@@ -35,6 +37,9 @@ export interface Exchange {
   /** Label of the test step that made the request (t.step). */
   step?: string;
   via: "sdk" | "raw";
+  /** The service spoken to, and the REST operation the request is (fixtures/operations.ts), e.g. "Put Page". */
+  service?: Service;
+  operation?: string;
   method: string;
   /** Path and query with any SAS signature removed. */
   url: string;
@@ -68,6 +73,27 @@ export interface ServiceProbe {
   ms?: number;
 }
 
+/** An operation the target answered as not implemented (a 501, or an error code saying so). */
+export interface Unsupported {
+  /** The REST operation (fixtures/operations.ts), e.g. "Put Page", "Lease Container (break)". */
+  operation: string;
+  status: number;
+  code?: string;
+}
+
+/**
+ * A target's pin of an operation it does not implement (the expectation
+ * file's `unsupported`, keyed by an operation or its family, e.g. "Lease
+ * Container" for every lease action): the rows that need it stay UNSUPPORTED,
+ * without failing the run.
+ */
+export interface OperationPin {
+  reason: string;
+  link?: string;
+  /** Semver range of the target versions it holds for; none: every version. */
+  versions?: string;
+}
+
 /** A row's pinned outcome in a target's expectation file. */
 export interface Pin {
   status: Status;
@@ -77,6 +103,8 @@ export interface Pin {
   link?: string;
   /** Semver range of the target versions (from its `Server` header) the pin holds for; none: every version. */
   versions?: string;
+  /** A per-operation pin applied to an UNSUPPORTED row: the operations (or families) it names. */
+  operations?: string[];
 }
 
 export interface RowResult {
@@ -97,6 +125,8 @@ export interface RowResult {
   evidence: Exchange[];
   /** The row ended INCONCLUSIVE and was run once more, with fresh resources: this is the first run. */
   retried?: { message?: string; durationMs: number; evidence: Exchange[] };
+  /** UNSUPPORTED: the operations the target answered as not implemented, one entry each. */
+  unsupported?: Unsupported[];
 }
 
 export interface RunInfo {
@@ -126,9 +156,13 @@ export interface RunInfo {
   /** Resources carrying this run's prefix still present after cleanup (0 expected). */
   leftovers?: number;
   grep?: string;
+  /** The expectation file's per-operation pins (`unsupported`), as applied to UNSUPPORTED rows. */
+  operationPins?: Record<string, OperationPin>;
 }
 
-export const SCHEMA = "azure-storage-concurrency-conformance/report@1";
+export const SCHEMA = "azure-storage-concurrency-conformance/report@2";
+/** Report schemas this version reads (compare, expectations:update): @1 is @2 without UNSUPPORTED. */
+export const READABLE_SCHEMAS = ["azure-storage-concurrency-conformance/report@1", SCHEMA];
 
 export interface Report {
   schema: typeof SCHEMA;
@@ -139,14 +173,19 @@ export interface Report {
   notRun: string[];
 }
 
-export const failsRun = (s: Status): boolean => s === "FAIL" || s === "UNEXPECTED_PASS";
+/**
+ * Whether a result fails the run: FAIL, UNEXPECTED_PASS, and UNSUPPORTED unless
+ * the target's expectation file pins the operations it lacks.
+ */
+export const failsRun = (r: Pick<RowResult, "status" | "expectation">): boolean =>
+  r.status === "FAIL" || r.status === "UNEXPECTED_PASS" || (r.status === "UNSUPPORTED" && r.expectation?.status !== "UNSUPPORTED");
 export const countsAsPassed = (s: Status): boolean => s === "PASS" || s === "EXPECTED_FAIL";
 
 export function summarise(results: RowResult[]): Report["summary"] {
   const counts = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>;
   for (const r of results) counts[r.status] += 1;
   const passed = results.filter((r) => countsAsPassed(r.status)).length;
-  const failed = results.filter((r) => failsRun(r.status)).length;
+  const failed = results.filter(failsRun).length;
   return { ...counts, passed, failed, skipped: results.length - passed - failed, total: results.length };
 }
 
@@ -174,4 +213,41 @@ export const STATUS_MARK: Record<Status, string> = {
   PRECONDITION_FAILED: "⏸️",
   MANUAL: "✋",
   INCONCLUSIVE: "❔",
+  UNSUPPORTED: "🚫",
 };
+
+/** An operation's family, what a pin may name to cover every sub-action: "Lease Container (break)" → "Lease Container". */
+export const operationFamily = (operation: string): string => operation.replace(/\s*\(.*\)$/, "");
+
+/** The pin (by exact operation, else by its family) that covers an operation, with the key it is filed under. */
+export function operationPinFor(operation: string, pins: Record<string, OperationPin> | undefined): (OperationPin & { key: string }) | undefined {
+  if (!pins) return undefined;
+  const family = operationFamily(operation);
+  const key = operation in pins ? operation : family in pins ? family : undefined;
+  return key === undefined ? undefined : { ...pins[key], key };
+}
+
+export interface LackingOperation {
+  operation: string;
+  /** The answer that said so (the first seen). */
+  status: number;
+  code?: string;
+  /** The rows it took down (UNSUPPORTED because of it). */
+  rows: string[];
+  /** The expectation file's pin for it, if any. */
+  pinned?: OperationPin & { key: string };
+}
+
+/** The operations a run's rows found the target lacking: each once, with the rows it took down, most rows first. */
+export function unsupportedOperations(results: RowResult[], pins?: Record<string, OperationPin>): LackingOperation[] {
+  const out = new Map<string, LackingOperation>();
+  for (const r of results) {
+    if (r.status !== "UNSUPPORTED") continue;
+    for (const u of r.unsupported ?? []) {
+      const e = out.get(u.operation) ?? { operation: u.operation, status: u.status, code: u.code, rows: [], pinned: operationPinFor(u.operation, pins) };
+      if (!e.rows.includes(r.id)) e.rows.push(r.id);
+      out.set(u.operation, e);
+    }
+  }
+  return [...out.values()].sort((a, b) => b.rows.length - a.rows.length || a.operation.localeCompare(b.operation));
+}

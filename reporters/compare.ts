@@ -1,7 +1,7 @@
 // Several runs side by side (wpt.fyi style): one column per run (target kind,
 // server version, date), one row per ID, each cell linking to that run's
 // evidence. The diff view keeps the IDs whose verdict differs between runs; a
-// regression is a row that passed in one run and fails in the next (the rows'
+// regression is a row that passed in one run and fails, or is UNSUPPORTED, in the next (the rows'
 // own verdicts, before expectations), which is what an upgrade gate fails on.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -70,7 +70,7 @@ export function compareRuns(runs: CompareRun[]): Comparison {
     const first = cells.find(Boolean)!;
     for (let i = 1; i < cells.length; i++) {
       const [a, b] = [cells[i - 1], cells[i]];
-      if (a?.observed === "PASS" && b?.observed === "FAIL") regressions.push({ id, from: columns[i - 1].label, to: columns[i].label, message: b.message });
+      if (a?.observed === "PASS" && (b?.observed === "FAIL" || b?.observed === "UNSUPPORTED")) regressions.push({ id, from: columns[i - 1].label, to: columns[i].label, message: b.message });
     }
     return { id, title: first.title, table: first.table, cells, changed: new Set(cells.map(verdictKey)).size > 1 };
   });
@@ -95,7 +95,7 @@ export interface RenderOptions {
 function statusLine(c: Comparison, runs: CompareRun[]): string[] {
   return c.columns.map((col, i) => {
     const s = runs[i].report.summary;
-    return `${col.label}: ${s.PASS} PASS, ${s.EXPECTED_FAIL} EXPECTED_FAIL, ${s.FAIL + s.UNEXPECTED_PASS} failing the run, ${s.skipped} without a verdict`;
+    return `${col.label}: ${s.PASS} PASS, ${s.EXPECTED_FAIL} EXPECTED_FAIL, ${s.failed} failing the run, ${s.skipped} without a verdict`;
   });
 }
 
@@ -141,7 +141,7 @@ th{background:#f6f8fa;position:sticky;top:0}code{font:12px ui-monospace,SFMono-R
 td.cell a,td.cell span{color:inherit;text-decoration:none;white-space:nowrap}tr.changed>td:first-child{border-left:4px solid #bf8700}
 .st-pass{background:#d1f5d3}.st-fail{background:#ffc9c9}.st-unexpected-pass{background:#ff9bb0}.st-expected-fail{background:#ffe2b3}
 .st-not-available{background:#eaeef2;color:#57606a}.st-precondition-failed{background:#fff5b1}.st-manual{background:#cfe6ff}
-.st-inconclusive{background:#e5d4ff}.st-not-run{background:#fff;color:#57606a}.reg{color:#cf222e}
+.st-inconclusive{background:#e5d4ff}.st-unsupported{background:#ffd8b5;color:#7a2e00}.st-not-run{background:#fff;color:#57606a}.reg{color:#cf222e}
 `;
 
 export function renderCompareHtml(c: Comparison, runs: CompareRun[], opts: RenderOptions): string {

@@ -1,10 +1,10 @@
 // Console output: one line per row as mocha finishes it, then the summary.
 // The last line is always `N passed, N failed, N skipped`.
 import Mocha from "mocha";
-import { failsRun, STATUSES, type Report, type RowResult } from "../model/result.ts";
+import { failsRun, STATUSES, unsupportedOperations, type Report, type RowResult } from "../model/result.ts";
 import type { Progress } from "./progress.ts";
 
-const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35" };
+const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35", UNSUPPORTED: "36" };
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (status: string) => (useColour && COLOUR[status] ? `\x1b[${COLOUR[status]}m${status}\x1b[0m` : status);
 
@@ -54,10 +54,19 @@ export function printSummary(report: Report, files: string[]): void {
   console.log("");
   console.log(`Target: ${report.run.target.kind} (${report.run.target.name})  expectations: ${report.run.expectations}  ${Math.round(report.run.durationMs / 100) / 10} s`);
   console.log(STATUSES.filter((k) => s[k] > 0).map((k) => `${k} ${s[k]}`).join("  "));
-  const bad = report.results.filter((r) => failsRun(r.status));
+  // UNSUPPORTED rows are listed by the operation they lack, once each, below.
+  const bad = report.results.filter((r) => failsRun(r) && r.status !== "UNSUPPORTED");
   if (bad.length) {
     console.log("\nFailures:");
     for (const r of bad) console.log(resultLine(r));
+  }
+  const lacking = unsupportedOperations(report.results, report.run.operationPins);
+  if (lacking.length) {
+    console.log(`\nOperations the target does not implement (their rows are UNSUPPORTED${lacking.some((l) => !l.pinned) ? "; unpinned ones fail the run" : ""}):`);
+    for (const l of lacking) {
+      const pin = l.pinned ? `pinned as ${JSON.stringify(l.pinned.key)}: ${l.pinned.reason}` : "not pinned";
+      console.log(`  ${l.operation}: ${l.status}${l.code ? " " + l.code : ""}, ${l.rows.length} row(s); ${pin}`);
+    }
   }
   const rerun = report.results.filter((r) => r.retried);
   if (rerun.length) {

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { cellResults, cellVerdict } from "./markdown.ts";
-import { failsRun, STATUSES, type Report, type RowResult, type Status } from "../model/result.ts";
+import { failsRun, STATUSES, unsupportedOperations, type Report, type RowResult, type Status } from "../model/result.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
 export function esc(value: unknown): string {
@@ -34,7 +34,7 @@ th{background:#f6f8fa}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace
 .meta{color:#57606a}.cert td.num{text-align:right;font-variant-numeric:tabular-nums}
 .st-pass{background:#d1f5d3}.st-fail{background:#ffc9c9}.st-unexpected-pass{background:#ff9bb0}.st-expected-fail{background:#ffe2b3}
 .st-not-available{background:#eaeef2;color:#57606a}.st-precondition-failed{background:#fff5b1}.st-manual{background:#cfe6ff}
-.st-inconclusive{background:#e5d4ff}.st-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3f3f3 4px,#f3f3f3 8px);color:#57606a}
+.st-inconclusive{background:#e5d4ff}.st-unsupported{background:#ffd8b5;color:#7a2e00}.st-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3f3f3 4px,#f3f3f3 8px);color:#57606a}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;white-space:nowrap}.cert th .badge{white-space:normal}
 details>summary{cursor:pointer}details[open]>summary{margin-bottom:4px}
 td.cell{min-width:120px}.subs{margin-top:3px}details.sub{display:inline-block;vertical-align:top;margin:1px 0}details.sub[open]{display:block;margin:4px 0}
@@ -63,6 +63,7 @@ export const MARK: Record<Status | "NOT_RUN", string> = {
   PRECONDITION_FAILED: "∅",
   MANUAL: "✎",
   INCONCLUSIVE: "?",
+  UNSUPPORTED: "⊘",
   NOT_RUN: "·",
 };
 
@@ -103,7 +104,8 @@ function resultDetail(r: RowResult): string {
   if (r.message) parts.push(`<p class="msg">${esc(r.message)}</p>`);
   if (r.expectation) {
     const link = r.expectation.link && /^https?:\/\//.test(r.expectation.link) ? ` <a href="${esc(r.expectation.link)}">${esc(r.expectation.link)}</a>` : "";
-    parts.push(`<p class="meta">Pinned: ${esc(r.expectation.status)} — ${esc(r.expectation.reason)}${link}</p>`);
+    const ops = r.expectation.operations ? ` (${r.expectation.operations.map(esc).join(", ")})` : "";
+    parts.push(`<p class="meta">Pinned: ${esc(r.expectation.status)}${ops} — ${esc(r.expectation.reason)}${link}</p>`);
   }
   if (Object.keys(r.notes).length) parts.push(`<p class="meta">Observed: <code>${esc(JSON.stringify(r.notes))}</code></p>`);
   parts.push(evidenceTable(r));
@@ -205,7 +207,7 @@ function certification(report: Report): string {
   const missing = run.target.services.filter((s) => !s.available);
   const rows = counts.map(
     (t) =>
-      `<tr class="${t.counts.FAIL + t.counts.UNEXPECTED_PASS + t.counts.INCONCLUSIVE + t.counts.EXPECTED_FAIL > 0 ? "" : "ok"}"><td>${esc(t.table)}</td>` +
+      `<tr class="${t.counts.FAIL + t.counts.UNEXPECTED_PASS + t.counts.INCONCLUSIVE + t.counts.EXPECTED_FAIL + t.counts.UNSUPPORTED > 0 ? "" : "ok"}"><td>${esc(t.table)}</td>` +
       `<td class="num"><b>${t.docPassed} / ${t.docTotal}</b></td>` +
       STATUSES.map((s) => `<td class="num ${t.counts[s] ? cls(s) : ""}">${t.counts[s] || ""}</td>`).join("") +
       `<td class="num">${t.total}</td></tr>`,
@@ -224,9 +226,25 @@ function certification(report: Report): string {
     missing.length ? `<tr><th>Not available</th><td>${missing.map((s) => `${esc(s.service)}: ${esc(s.reason)}`).join("<br>")}</td></tr>` : "",
     run.leftovers ? `<tr><th>Left behind</th><td class="st-fail">${esc(run.leftovers)} resource(s) with this run's prefix <code>${esc(run.runPrefix)}</code></td></tr>` : "",
     `</tbody></table>`,
+    lackingOperations(report),
     `<h3>Per table</h3><table class="cert"><thead><tr><th>Catalogue table</th><th><code>doc</code> passed / total</th>${STATUSES.map((s) => `<th>${badge(s)}</th>`).join("")}<th>rows</th></tr></thead>`,
     `<tbody>${rows.join("")}</tbody></table></section>`,
   ].join("\n");
+}
+
+/** The operations the target answered as not implemented, once each, with the rows each takes down. */
+function lackingOperations(report: Report): string {
+  const lacking = unsupportedOperations(report.results, report.run.operationPins);
+  if (!lacking.length) return "";
+  const rows = lacking.map((l) => {
+    const link = l.pinned?.link && /^https?:\/\//.test(l.pinned.link) ? ` <a href="${esc(l.pinned.link)}">${esc(l.pinned.link)}</a>` : "";
+    const pin = l.pinned ? `pinned as <code>${esc(l.pinned.key)}</code>: ${esc(l.pinned.reason)}${link}` : `<b>not pinned</b>: fails the run`;
+    return `<tr data-operation="${esc(l.operation)}"><td>${esc(l.operation)}</td><td>${esc(l.status)}${l.code ? " " + esc(l.code) : ""}</td><td class="num">${l.rows.length}</td><td>${pin}</td></tr>`;
+  });
+  return (
+    `<h3 id="unsupported">Operations the target does not implement</h3><p>The target answered these as not implemented; the rows that need them are ${badge("UNSUPPORTED")}: not a pass.</p>` +
+    `<table class="cert"><thead><tr><th>Operation</th><th>Answer</th><th>Rows</th><th>Pinned</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
+  );
 }
 
 function everyRow(report: Report): string {
@@ -252,7 +270,7 @@ function everyRow(report: Report): string {
 
 export function renderHtml(report: Report, sections: MatrixSection[]): string {
   const byId = new Map(report.results.map((r) => [r.id, r]));
-  const failing = report.results.filter((r) => failsRun(r.status)).length;
+  const failing = report.results.filter(failsRun).length;
   const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'; img-src data:`;
   return [
     `<!DOCTYPE html>`,

@@ -1,6 +1,7 @@
 // JUnit XML for CI dashboards, built with junit-report-builder (it escapes).
-// One testcase per catalogue ID; statuses map: FAIL/UNEXPECTED_PASS → failure,
-// NOT_AVAILABLE/PRECONDITION_FAILED/MANUAL/INCONCLUSIVE → skipped.
+// One testcase per catalogue ID; statuses map: FAIL/UNEXPECTED_PASS and an
+// UNSUPPORTED whose operation is not pinned → failure; NOT_AVAILABLE,
+// PRECONDITION_FAILED, MANUAL, INCONCLUSIVE and a pinned UNSUPPORTED → skipped.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import junit, { type Builder } from "junit-report-builder";
@@ -24,7 +25,7 @@ export function writeJUnit(report: Report, dir: string): string {
       .time(r.durationMs / 1000)
       .property("status", r.status)
       .property("level", r.level);
-    if (failsRun(r.status)) {
+    if (failsRun(r)) {
       tc.failure(r.message ?? r.status, r.status);
       tc.standardOutput(r.evidence.map((e) => `${e.method} ${e.url} -> ${e.status ?? e.transportError} ${e.errorCode ?? ""}`).join("\n"));
     } else if (r.status !== "PASS" && r.status !== "EXPECTED_FAIL") tc.skipped();

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MatrixCell, MatrixSection } from "../model/matrix.ts";
-import { STATUS_MARK, STATUSES, type Report, type RowResult } from "../model/result.ts";
+import { STATUS_MARK, STATUSES, unsupportedOperations, type Report, type RowResult } from "../model/result.ts";
 
 export const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
 const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -44,7 +44,7 @@ export function cellResults(results: Map<string, RowResult>, id: string): RowRes
 
 /** The worst status among a cell's results decides the cell. */
 export function cellVerdict(rs: RowResult[]): RowResult | undefined {
-  const rank = ["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE", "EXPECTED_FAIL", "PRECONDITION_FAILED", "MANUAL", "NOT_AVAILABLE", "PASS"];
+  const rank = ["FAIL", "UNEXPECTED_PASS", "UNSUPPORTED", "INCONCLUSIVE", "EXPECTED_FAIL", "PRECONDITION_FAILED", "MANUAL", "NOT_AVAILABLE", "PASS"];
   return [...rs].sort((a, b) => rank.indexOf(a.status) - rank.indexOf(b.status))[0];
 }
 
@@ -72,7 +72,7 @@ function evidence(r: RowResult): string {
   ];
   if (r.message) lines.push("> " + esc(r.message), "");
   if (r.retried) lines.push(`Re-run: the first run (${r.retried.durationMs} ms, ${r.retried.evidence.length} exchanges) was INCONCLUSIVE: ${esc(r.retried.message ?? "")}`, "");
-  if (r.expectation) lines.push(`Pinned: ${r.expectation.status} — ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ""}`, "");
+  if (r.expectation) lines.push(`Pinned: ${r.expectation.status}${r.expectation.operations ? ` (${r.expectation.operations.join(", ")})` : ""} — ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ""}`, "");
   if (Object.keys(r.notes).length) lines.push("Observed: `" + esc(JSON.stringify(r.notes)) + "`", "");
   if (r.evidence.length) {
     lines.push("| # | step | via | request | headers sent | status | error code | ETag | Last-Modified |", "|---|---|---|---|---|---|---|---|---|");
@@ -88,6 +88,25 @@ function evidence(r: RowResult): string {
     lines.push("");
   }
   return lines.join("\n");
+}
+
+/** The operations the target answered as not implemented, once each, with the rows each takes down. */
+function lackingOperations(report: Report): string[] {
+  const lacking = unsupportedOperations(report.results, report.run.operationPins);
+  if (!lacking.length) return [];
+  const out = [
+    "## Operations the target does not implement",
+    "",
+    "Their rows are UNSUPPORTED: not a pass, and the run fails unless the target's expectation file pins the operation (`unsupported`).",
+    "",
+    "| operation | answer | rows | pinned |",
+    "|---|---|---|---|",
+  ];
+  for (const l of lacking) {
+    const pin = l.pinned ? `as ${esc(JSON.stringify(l.pinned.key))}: ${esc(l.pinned.reason)}${l.pinned.link ? ` (${l.pinned.link})` : ""}` : "no";
+    out.push(`| ${esc(l.operation)} | ${l.status}${l.code ? " " + esc(l.code) : ""} | ${l.rows.length} | ${pin} |`);
+  }
+  return [...out, ""];
 }
 
 export function renderMarkdown(report: Report, sections: MatrixSection[]): string {
@@ -108,6 +127,7 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
   const missing = run.target.services.filter((s) => !s.available);
   for (const s of missing) out.push(`- The **${s.service}** service is not available: ${s.reason}. Its rows are NOT_AVAILABLE.`);
   if (missing.length) out.push("");
+  out.push(...lackingOperations(report));
   out.push("## The article's tables", "");
   for (const s of sections) out.push(matrix(s, byId));
   out.push("## Every row", "");

@@ -35,7 +35,7 @@ export class Progress {
   /** A row's final result (after expectations). */
   result(r: RowResult): void {
     this.done++;
-    if (failsRun(r.status)) this.fails++;
+    if (failsRun(r)) this.fails++;
     this.waitsLeft.delete(r.id);
     if (this.live && !this.stopped) logUpdate(this.text());
   }

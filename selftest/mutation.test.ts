@@ -22,6 +22,7 @@ import { sharedAzurite } from "./azurite-fixture.ts";
 import { attribute, loadMutants, REPORT_PATH, runMutants, selector, type LoadedMutant } from "./mutate.ts";
 import { buildReport, formatTable, writeJson, writeReport, type MutantOutcome, type MutationReport } from "./mutation-report.ts";
 import { startProxy } from "./proxy.ts";
+import { proxiedBaseline } from "./baseline.ts";
 import { PENDING_COPY_CONTROL } from "./mutants/leases-state.ts";
 
 const MUTANT_CONCURRENCY = 4;
@@ -74,15 +75,7 @@ function start(): Work {
   if (work) return work;
   const azurite = sharedAzurite();
   const full = async (connectionString: string) => (await runHeadless({ connectionString, expectations: "azurite" })).results;
-  const proxied = (async () => {
-    const a = await azurite;
-    const proxy = await startProxy({ upstream: a.ports });
-    try {
-      return await full(proxy.connectionString);
-    } finally {
-      await proxy.stop();
-    }
-  })();
+  const proxied = proxiedBaseline();
   const mutantRuns = (async () => {
     const a = await azurite;
     const t0 = Date.now();

@@ -37,6 +37,8 @@ export interface ProxyOptions {
   latencyMs?: number;
   /** A busy target: answers a random share of requests itself, without forwarding them. */
   chaos?: Chaos;
+  /** A half-featured target: answers the requests this matches itself, 501 NotImplemented (selftest/unsupported-modes.ts). */
+  unsupported?: (req: ProxyRequest) => boolean;
 }
 
 export interface Chaos {
@@ -67,6 +69,8 @@ export interface ProxyStats {
   mutatedRequests: number;
   /** Responses the mutant changed. */
   mutatedResponses: number;
+  /** Requests answered 501 NotImplemented (the `unsupported` option). */
+  unsupported: number;
   /** Upstream errors (the proxy answered 502). */
   upstreamErrors: number;
   /** Requests the mutant rewrote that the target then refused as wrongly signed (a proxy defect, not a kill). */
@@ -137,10 +141,26 @@ function errorXml(code: string, message: string): Buffer {
   return Buffer.from(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
 }
 
+/** How an emulator answers an operation it does not implement: 501 NotImplemented, in the service's own error format. */
+function notImplemented(req: ProxyRequest): ProxyResponse {
+  const message = "The requested operation is not implemented on the specified resource (answered by the self-test proxy).";
+  const table = req.service === "table";
+  return {
+    status: 501,
+    headers: {
+      "content-type": table ? "application/json;odata=minimalmetadata" : "application/xml",
+      "x-ms-error-code": "NotImplemented",
+      "x-ms-version": req.headers["x-ms-version"] ?? "",
+      date: new Date().toUTCString(),
+    },
+    body: table ? Buffer.from(JSON.stringify({ "odata.error": { code: "NotImplemented", message: { lang: "en-US", value: message } } })) : errorXml("NotImplemented", message),
+  };
+}
+
 export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
   const host = opts.upstreamHost ?? "127.0.0.1";
   const state: MutantState = new Map();
-  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0 }, mutatedRequests: 0, mutatedResponses: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0 };
+  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0 }, mutatedRequests: 0, mutatedResponses: 0, unsupported: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0 };
   const timers = new Set<NodeJS.Timeout>();
   const servers: http.Server[] = [];
   const ports: Partial<Record<Service, number>> = {};
@@ -232,6 +252,11 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
       await wait(fault.stallMs ?? 5000);
       // The client gave up: the request is lost, never forwarded.
       if (inc.socket.destroyed || res.destroyed || stopping) return;
+    }
+
+    if (opts.unsupported?.(req)) {
+      stats.unsupported++;
+      return send(req.method, res, notImplemented(req), true);
     }
 
     const mutant = opts.mutant;

@@ -116,7 +116,7 @@ describe("CLI: targets, run info and secrets", function () {
       [external.report, "emulator", ACCOUNT],
     ] as const) {
       const run = r.run;
-      assert.equal(r.schema, "azure-storage-concurrency-conformance/report@1");
+      assert.equal(r.schema, "azure-storage-concurrency-conformance/report@2");
       assert.equal(run.target.kind, kind);
       assert.equal(run.target.account, account);
       assert.deepEqual(run.suite.name, pkg.name);

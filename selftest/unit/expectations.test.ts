@@ -161,6 +161,21 @@ describe("expectation files", function () {
     assert.deepEqual(sum.stale, ["blob/x/removed-row"]);
   });
 
+  it("the updater pins each operation UNSUPPORTED rows lack, once, and drops an operation pin whose operation answered", function () {
+    writeFileSync(join(dir, "emu.json"), JSON.stringify({ target: "emu", pins: {}, unsupported: { "Lease Container": { reason: "none yet" }, "Snapshot Blob": { reason: "kept" } } }));
+    const lacking = (id: string, operation: string) => ({ ...result(id, "UNSUPPORTED", "x"), unsupported: [{ operation, status: 501 }] });
+    const answered = { ...result("blob/x/passes", "PASS"), evidence: [{ seq: 1, via: "raw" as const, operation: "Lease Container (acquire)", method: "PUT", url: "/c", requestHeaders: {}, responseHeaders: {}, status: 201, ms: 1 }] };
+    const files = loadFiles(join(dir, "emu.json"), "emu");
+    const sum = applyReport(files, { results: [lacking("blob/x/a", "Put Page"), lacking("blob/x/b", "Put Page"), lacking("blob/x/c", "Snapshot Blob"), answered], notRun: [] });
+    writeFiles(files, sum);
+    assert.deepEqual(sum.addedOperations, ["Put Page"]);
+    assert.deepEqual(sum.removedOperations, ["Lease Container (Lease Container (acquire) answered)"]);
+    const written = JSON.parse(readFileSync(join(dir, "emu.json"), "utf8"));
+    assert.deepEqual(written.unsupported, { "Put Page": { reason: TODO_REASON }, "Snapshot Blob": { reason: "kept" } });
+    assert.deepEqual(written.pins, {}, "no row pin for an UNSUPPORTED row");
+    assert.deepEqual(loadExpectations(join(dir, "emu.json")).unsupported, written.unsupported);
+  });
+
   it("an unchanged file is not rewritten", function () {
     write("emu.json", { "blob/x/a": pin() });
     const before = readFileSync(join(dir, "emu.json"), "utf8");

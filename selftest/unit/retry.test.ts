@@ -7,7 +7,7 @@ import { ambiguousRetry, changesState, conformanceRetryPolicy, delayBefore, MAX_
 
 const ex = (p: Partial<Exchange>): Exchange => ({ seq: 1, via: "sdk", method: "GET", url: "/c/b", requestHeaders: {}, responseHeaders: {}, ms: 1, ...p });
 
-/** Sends one request through the policy to a transport answering `statuses` in turn; returns the recorded exchanges and the pauses asked for. */
+/** Sends one request through the policy to a transport answering `statuses` in turn (500.1: a 500 FeatureNotSupported); returns the recorded exchanges and the pauses asked for. */
 async function tries(statuses: (number | string)[], maxTries = 3, method = "PUT") {
   const store: EvidenceStore = { exchanges: [], seq: 0, secrets: [], pause: async (ms) => void pauses.push(ms) };
   const pauses: number[] = [];
@@ -16,7 +16,8 @@ async function tries(statuses: (number | string)[], maxTries = 3, method = "PUT"
     async sendRequest(request): Promise<PipelineResponse> {
       const s = statuses[Math.min(i++, statuses.length - 1)];
       if (typeof s === "string") throw Object.assign(new Error(s), { name: "RestError", code: s, request });
-      return { request, status: s, headers: createHttpHeaders(s === 503 ? { "retry-after": "1" } : {}), bodyAsText: "" };
+      const headers: Record<string, string> = s === 503 ? { "retry-after": "1" } : s === 500.1 ? { "x-ms-error-code": "FeatureNotSupported" } : {};
+      return { request, status: Math.floor(s), headers: createHttpHeaders(headers), bodyAsText: "" };
     },
   });
   const pipeline = createEmptyPipeline();
@@ -44,6 +45,15 @@ describe("retry policy", function () {
     const aborted = await tries(["ABORT_ERR", 200]);
     assert.equal(aborted.outcome, "ABORT_ERR");
     assert.equal(aborted.exchanges.length, 1);
+  });
+
+  it("never retries an answer that the operation is not implemented: a 501, Azurite's 500 FeatureNotSupported", async function () {
+    const notImplemented = await tries([501, 200]);
+    assert.equal(notImplemented.outcome, 501);
+    assert.equal(notImplemented.exchanges.length, 1);
+    const feature = await tries([500.1, 200]);
+    assert.equal(feature.outcome, 500);
+    assert.equal(feature.exchanges.length, 1);
   });
 
   it("stops after --max-tries, the last answer standing", async function () {

@@ -1,0 +1,22 @@
+// The whole suite run once through the proxy with no mutant, against the
+// shared Azurite (expectations: azurite), started on first use and shared by
+// every self-test file that compares a deviating target with a correct one.
+import type { RowResult } from "../model/result.ts";
+import { runHeadless } from "../fixtures/headless.ts";
+import { sharedAzurite } from "./azurite-fixture.ts";
+import { startProxy } from "./proxy.ts";
+
+let baseline: Promise<RowResult[]> | undefined;
+
+export function proxiedBaseline(): Promise<RowResult[]> {
+  baseline ??= (async () => {
+    const a = await sharedAzurite();
+    const proxy = await startProxy({ upstream: a.ports });
+    try {
+      return (await runHeadless({ connectionString: proxy.connectionString, expectations: "azurite" })).results;
+    } finally {
+      await proxy.stop();
+    }
+  })();
+  return baseline;
+}

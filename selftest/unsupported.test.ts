@@ -1,0 +1,137 @@
+// Half-featured targets. The proxy answers one family of operations with 501
+// NotImplemented, as a young emulator does (selftest/unsupported-modes.ts).
+// For each mode, over a full run: every row that met the operation is
+// UNSUPPORTED and names only that family; every other row keeps the verdict
+// it has through the proxy on a complete target; the run fails (exit 1), and
+// with the mode's per-operation pins it does not (exit 0). Through the CLI,
+// for one mode: exit codes 1 and 0, and the reports name the operation.
+import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { expect } from "chai";
+import { judge, loadExpectations } from "../fixtures/expectations.ts";
+import { runHeadless } from "../fixtures/headless.ts";
+import { registeredRows } from "../fixtures/registry.ts";
+import { summarise, type OperationPin, type RowResult } from "../model/result.ts";
+import { serverVersions } from "../model/versions.ts";
+import { sharedAzurite } from "./azurite-fixture.ts";
+import { proxiedBaseline } from "./baseline.ts";
+import { readReport, runCli, tmpDir } from "./cli/cli-kit.ts";
+import { startProxy } from "./proxy.ts";
+import { lacks, UNSUPPORTED_MODES, unsupportedBy, type UnsupportedMode } from "./unsupported-modes.ts";
+
+interface ModeRun {
+  results: RowResult[];
+  versions: Record<string, string>;
+  answered501: number;
+}
+
+let runs: Map<string, Promise<ModeRun>> | undefined;
+/** Every mode's full run, started together on first use (their waits overlap). */
+function modeRuns(): Map<string, Promise<ModeRun>> {
+  runs ??= new Map(
+    UNSUPPORTED_MODES.map((mode) => [
+      mode.name,
+      (async () => {
+        const a = await sharedAzurite();
+        const proxy = await startProxy({ upstream: a.ports, unsupported: unsupportedBy(mode) });
+        try {
+          const run = await runHeadless({ connectionString: proxy.connectionString, expectations: "azurite" });
+          const versions = serverVersions(Object.fromEntries(run.probes.map((p) => [p.service, p.server])));
+          return { results: run.results, versions, answered501: proxy.stats.unsupported };
+        } finally {
+          await proxy.stop();
+        }
+      })(),
+    ]),
+  );
+  return runs;
+}
+
+const pinsOf = (mode: UnsupportedMode): Record<string, OperationPin> => Object.fromEntries(mode.operations.map((o) => [o, { reason: `the self-test's target has ${mode.description}` }]));
+const outcome = (r: RowResult | undefined) => (r ? `${r.status}${r.signature ? ` [${r.signature}]` : ""}` : "not run");
+
+/** Rows that met the operation: their own exchanges did, or (a derived cell) one of the rows it is computed from. */
+function metIt(mode: UnsupportedMode, results: RowResult[]): Set<string> {
+  const met = new Set(results.filter((r) => r.evidence.some((ex) => ex.operation && lacks(mode, ex.operation))).map((r) => r.id));
+  for (const { row } of registeredRows()) if (row.derivedFrom?.some((id) => met.has(id))) met.add(row.id);
+  return met;
+}
+
+describe("half-featured targets: a 501 is an answer, not bad luck", function () {
+  for (const mode of UNSUPPORTED_MODES) {
+    describe(`a target with ${mode.description} (${mode.operations.join(", ")} answered 501)`, function () {
+      let run: ModeRun;
+      let baseline = new Map<string, RowResult>();
+      let met = new Set<string>();
+      before(async function () {
+        const [r, b] = await Promise.all([modeRuns().get(mode.name)!, proxiedBaseline()]);
+        run = r;
+        baseline = new Map(b.map((x) => [x.id, x]));
+        met = metIt(mode, run.results);
+      });
+
+      it("rows need the operation, and every one that met it is UNSUPPORTED, naming only it", function () {
+        expect(run.answered501, "requests the proxy answered 501").to.be.greaterThan(0);
+        expect(met.size, "rows that met the operation").to.be.greaterThan(0);
+        const wrong = run.results
+          .filter((r) => met.has(r.id))
+          .filter((r) => r.status !== "UNSUPPORTED" || !r.unsupported?.length || r.unsupported.some((u) => !lacks(mode, u.operation)))
+          .map((r) => `${r.id}: ${r.status} ${JSON.stringify(r.unsupported ?? [])} ${r.message ?? ""}`);
+        expect(wrong, wrong.join("\n")).to.deep.equal([]);
+      });
+
+      it("every other row keeps its verdict (as through the proxy on a complete target)", function () {
+        const changed = run.results
+          .filter((r) => !met.has(r.id) && outcome(r) !== outcome(baseline.get(r.id)))
+          .map((r) => `${r.id}: ${outcome(baseline.get(r.id))} → ${outcome(r)} ${r.message ?? ""}`);
+        expect(changed, changed.join("\n")).to.deep.equal([]);
+        expect(run.results.filter((r) => r.status === "INCONCLUSIVE" || r.retried).map((r) => r.id), "rows INCONCLUSIVE or re-run").to.deep.equal([]);
+      });
+
+      it("the run fails (exit 1); with the operations pinned it passes (exit 0)", function () {
+        expect(summarise(run.results).failed, "rows failing the run").to.equal(met.size);
+        const pins = loadExpectations("azurite").pins;
+        const rejudged = run.results.map((r) => judge({ ...r, status: r.observed, expectation: undefined }, pins[r.id], run.versions[r.service], pinsOf(mode)));
+        const failing = rejudged.filter((r) => summarise([r]).failed > 0).map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`);
+        expect(failing, failing.join("\n")).to.deep.equal([]);
+        expect(rejudged.filter((r) => r.status === "UNSUPPORTED").length).to.equal(met.size);
+      });
+    });
+  }
+
+  describe("through the CLI: a target with no page blobs", function () {
+    const mode = UNSUPPORTED_MODES.find((m) => m.name === "page-blobs")!;
+    // The rows that need page blobs, beside rows of the same tables that do not.
+    const GREP = "put-page|get-page-ranges|lease-ops/put-blob/|blob-ops/put-blob/etag";
+    let proxy: Awaited<ReturnType<typeof startProxy>>;
+    before(async function () {
+      proxy = await startProxy({ upstream: (await sharedAzurite()).ports, unsupported: unsupportedBy(mode) });
+    });
+    after(async function () {
+      await proxy?.stop();
+    });
+
+    it("exits 1 and names the missing operation once, in the console and the reports", async function () {
+      const dir = tmpDir("unsupported");
+      const res = await runCli(["-c", proxy.connectionString, "--grep", GREP, "--report-dir", dir]);
+      expect(res.code, res.stderr + res.stdout.slice(-2000)).to.equal(1);
+      expect(res.stdout).to.match(/Operations the target does not implement[^\n]*\n\s+Put Blob \(PageBlob\): 501 NotImplemented, \d+ row\(s\); not pinned/);
+      expect(res.stdout, "no row is INCONCLUSIVE").to.not.match(/INCONCLUSIVE/);
+      const report = readReport(dir);
+      expect(report.summary.UNSUPPORTED).to.be.greaterThan(0);
+      expect(report.results.filter((r) => r.status === "PASS").length, "rows that do not need page blobs still pass").to.be.greaterThan(0);
+      const md = readFileSync(join(dir, "conformance.md"), "utf8");
+      expect(md).to.include("## Operations the target does not implement").and.include("| Put Blob (PageBlob) | 501 NotImplemented |");
+    });
+
+    it("exits 0 once the expectation file pins the operations", async function () {
+      const dir = tmpDir("unsupported-pinned");
+      const file = join(dir, "half-featured.json");
+      writeFileSync(file, JSON.stringify({ target: "half-featured", pins: loadExpectations("azurite").pins, unsupported: pinsOf(mode) }, null, 2));
+      const res = await runCli(["-c", proxy.connectionString, "--grep", GREP, "--report-dir", dir, "-e", file]);
+      expect(res.code, res.stderr + res.stdout.slice(-2000)).to.equal(0);
+      expect(res.stdout).to.match(/Put Blob \(PageBlob\): 501 NotImplemented, \d+ row\(s\); pinned as "Put Blob \(PageBlob\)"/);
+      expect(readReport(dir).results.filter((r) => r.status === "UNSUPPORTED").every((r) => r.expectation?.status === "UNSUPPORTED")).to.equal(true);
+    });
+  });
+});
