@@ -50,11 +50,15 @@ export async function leaseAction(t: RowContext, x: LeaseTarget, action: LeaseAc
   return t.raw("blob", { method: "PUT", path: x.path, query: leaseQuery(x), headers });
 }
 
-/** Acquires a lease that the row needs as a precondition; a refusal here is PRECONDITION_FAILED. */
+/**
+ * Acquires the lease a row needs, on a fresh (available) blob or container. A
+ * refusal breaks a claim of the lease table (acquire on Available: 201), so it
+ * is a FAIL naming that claim, not an environment the suite cannot build.
+ */
 export async function holdLease(t: RowContext, x: LeaseTarget, duration: number, id = guid()): Promise<{ id: string; res: RawResponse }> {
   t.step(`acquire a ${duration === -1 ? "infinite" : duration + " s"} lease (setup)`);
   const res = await leaseAction(t, x, "acquire", { proposed: id, duration });
-  if (res.status !== 201) preconditionFailed(`could not acquire the lease the row needs (${res.status} ${res.errorCode ?? ""})`.trim());
+  expectRawStatus(`${x.kind === "blob" ? "blob/lease/state/acquire/available" : "blob/container-lease"}: acquire a ${duration === -1 ? "infinite" : duration + " s"} lease on an available ${x.kind} (setup)`, res, { status: 201 });
   return { id, res };
 }
 
@@ -197,25 +201,30 @@ export async function blobInState(t: RowContext, state: StatedLease, blob?: Bloc
   const duration = lapses(state) ? SHORTEST : -1;
   await holdLease(t, x, duration, a);
   if (state === "leased") return { b, x, a, other };
+  // What the setup relies on are claims of the lease table: a target that breaks
+  // one fails here, naming it (never PRECONDITION_FAILED).
   if (lapses(state)) {
     t.step("wait for the 15 s lease to expire (setup)");
     await waitForLeaseState(t, x, "expired", 45_000).catch((err) => {
       if (!(err instanceof WaitTimeout)) throw err; // a transport fault stays INCONCLUSIVE
-      preconditionFailed("the 15 s lease never read back as expired");
+      expectTrue("blob/lease/expiry-frees: the 15 s lease did not read back as expired within 45 s (setup)", false);
     });
     if (state === "expired-modified") {
       t.step("Put Blob without a lease ID after the expiry (setup)");
       const res = await t.raw("blob", { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written after the lease expired" });
-      if (res.status !== 201) preconditionFailed(`the write without a lease ID after the expiry was refused (${res.status} ${res.errorCode ?? ""})`.trim());
+      expectRawStatus("blob/lease/expiry-frees: Put Blob without a lease ID once the lease expired (setup)", res, { status: 201 });
     }
     return { b, x, a, other };
   }
-  t.step(`break the lease, period ${state === "broken" ? 0 : BREAKING_PERIOD} s (setup)`);
-  const res = await leaseAction(t, x, "break", { breakPeriod: state === "broken" ? 0 : BREAKING_PERIOD });
-  if (res.status !== 202) preconditionFailed(`could not break the lease (${res.status} ${res.errorCode ?? ""})`.trim());
+  const period = state === "broken" ? 0 : BREAKING_PERIOD;
+  t.step(`break the lease, period ${period} s (setup)`);
+  const res = await leaseAction(t, x, "break", { breakPeriod: period });
+  expectRawStatus(`blob/lease/state/break-${period === 0 ? "0" : "period"}/leased: break an infinite lease with period ${period} (setup)`, res, { status: 202 });
+  // x-ms-lease-time: the seconds left of the break period (Lease Blob); the row times its checks by it.
+  const remaining = Number(res.headers["x-ms-lease-time"]);
+  expectTrue(`Lease Blob break with period ${period}: x-ms-lease-time is not ${period} (±1)`, Math.abs(remaining - period) <= 1);
   const v = await readLease(t, x);
-  if (v.state !== state) preconditionFailed(`the lease reads ${v.state ?? "none"} after the break, not ${state}`);
-  const remaining = Number(res.headers["x-ms-lease-time"] ?? "0");
+  checkLeaseState(`blob/lease/state/break-${period === 0 ? "0" : "period"}/leased: the lease read back after a break with period ${period} (setup)`, v, state);
   return { b, x, a, other, breakEnds: state === "breaking" ? new Date(serverDate(res).getTime() + remaining * 1000) : undefined };
 }
 

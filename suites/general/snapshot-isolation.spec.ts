@@ -85,6 +85,11 @@ const rows: RowDef[] = [
       if (example) t.note("first mixed read (generations)", example);
       expectTrue("a query result lacked entities of the partition", incomplete === 0);
       expectTrue("a query result mixed entities of different batches (a partial batch was visible)", mixed === 0);
+      // Readers stuck on an old generation would also see "no overlap" below: a read after the
+      // last commit must show it (general/strong-consistency), so that case is a FAIL, not an environment limit.
+      t.step("read after the last batch");
+      const after = await readGenerations(t.clients.table(name));
+      expectTrue("general/strong-consistency: a query after the last batch committed does not show it", after.length === ENTITIES && after.every((g) => g === committed));
       // Only a run where reads overlapped several commits tested anything.
       if (committed < 2 || seen.size < 2) preconditionFailed(`the reads did not overlap the writes (${committed} batches, ${seen.size} generations seen)`);
     },
