@@ -1,24 +1,101 @@
-// `npm run selftest`: the suite's own tests (selftest/**/*.test.ts): unit
-// tests, the catalogue lint, the mutant proxy, transport faults, the file
-// double. Ends with the line `N passed, N failed, N skipped`.
-import { dirname } from "node:path";
+// `npm run selftest [grep]`: the suite's own tests (selftest/**/*.test.ts),
+// each file in a process of its own, several side by side (most of their time
+// is spent waiting on leases, visibility timeouts and child processes, not on
+// the CPU). Files that share a costly run (the whole suite through the proxy
+// with no mutant, selftest/baseline.ts) share a process. Longest first, by the
+// times of the last run (reports/selftest-times.json). Each process's output
+// is printed whole when it ends; at the end, the wall time of each, slowest
+// first, then the line `N passed, N failed, N skipped`.
+//   SELFTEST_JOBS: processes at once (default 4).
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import Mocha from "mocha";
-import dotenv from "dotenv";
-import { filesEndingWith, loadMochaFiles } from "../fixtures/mocha-load.ts";
+import pLimit from "p-limit";
+import { filesEndingWith } from "../fixtures/mocha-load.ts";
+import { ROOT } from "../fixtures/paths.ts";
 
-dotenv.config({ path: "/dev/null", quiet: true });
 const here = dirname(fileURLToPath(import.meta.url));
+const TIMES = join(ROOT, "reports", "selftest-times.json");
+const JOBS = Math.max(1, Number(process.env.SELFTEST_JOBS ?? 4) || 4);
 const grep = process.argv[2];
-const mocha = new Mocha({ reporter: "spec", timeout: 15 * 60_000, grep });
-await loadMochaFiles(mocha, filesEndingWith(here, ".test.ts"));
-const started = Date.now();
-const failures = await new Promise<number>((done) => {
-  const runner = mocha.run((n) => done(n));
-  runner.on("end", () => {
-    const s = runner.stats!;
-    console.log(`\nselftest wall time: ${Math.round((Date.now() - started) / 1000)} s`);
-    console.log(`${s.passes} passed, ${s.failures} failed, ${s.pending} skipped`);
+
+interface Tally {
+  passes: number;
+  failures: number;
+  pending: number;
+}
+interface Job {
+  name: string;
+  files: string[];
+}
+
+/** One job per file, but files that share the proxied baseline run together. */
+function jobs(): Job[] {
+  const files = filesEndingWith(here, ".test.ts");
+  const sharing = files.filter((f) => /from "\.{1,2}\/baseline\.ts"/.test(readFileSync(f, "utf8")));
+  const rest = files.filter((f) => !sharing.includes(f));
+  const name = (fs: string[]) => fs.map((f) => relative(here, f)).join(" + ");
+  return [...(sharing.length ? [{ name: name(sharing), files: sharing }] : []), ...rest.map((f) => ({ name: name([f]), files: [f] }))];
+}
+
+function lastTimes(): Record<string, number> {
+  try {
+    return existsSync(TIMES) ? (JSON.parse(readFileSync(TIMES, "utf8")) as { seconds: Record<string, number> }).seconds : {};
+  } catch {
+    return {};
+  }
+}
+
+async function runJob(job: Job, scratch: string): Promise<{ job: Job; tally: Tally; seconds: number; output: string; code: number | null }> {
+  const tallyPath = join(scratch, `${job.name.replace(/[^a-z0-9]+/gi, "-")}.json`);
+  const started = Date.now();
+  const child = spawn(process.execPath, ["--import", "tsx", join(here, "worker.ts"), "--tally", tallyPath, ...(grep ? ["--grep", grep] : []), ...job.files], {
+    cwd: ROOT,
+    env: process.env,
+    stdio: ["ignore", "pipe", "pipe"],
   });
-});
-process.exit(failures > 0 ? 1 : 0);
+  let output = "";
+  child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  const seconds = (Date.now() - started) / 1000;
+  let tally: Tally = { passes: 0, failures: 1, pending: 0 };
+  try {
+    tally = JSON.parse(readFileSync(tallyPath, "utf8")) as Tally;
+  } catch {
+    output += `\n${job.name}: the process ended (exit ${code}) without a result\n`;
+  }
+  return { job, tally, seconds, output, code };
+}
+
+const started = Date.now();
+const times = lastTimes();
+const all = jobs().sort((a, b) => (times[b.name] ?? 0) - (times[a.name] ?? 0));
+const scratch = mkdtempSync(join(tmpdir(), "selftest-"));
+const limit = pLimit(JOBS);
+const done = await Promise.all(
+  all.map((job) =>
+    limit(async () => {
+      const r = await runJob(job, scratch);
+      // Whole, so the outputs of processes side by side do not interleave.
+      process.stdout.write(`\n===== ${job.name} (${Math.round(r.seconds)} s) =====\n${r.output}`);
+      return r;
+    }),
+  ),
+);
+
+const total = done.reduce((t, r) => ({ passes: t.passes + r.tally.passes, failures: t.failures + r.tally.failures, pending: t.pending + r.tally.pending }), { passes: 0, failures: 0, pending: 0 });
+const wall = Math.round((Date.now() - started) / 1000);
+if (!grep) {
+  mkdirSync(dirname(TIMES), { recursive: true });
+  writeFileSync(TIMES, JSON.stringify({ wallSeconds: wall, jobs: JOBS, seconds: Object.fromEntries(done.map((r) => [r.job.name, Math.round(r.seconds)])) }, null, 2) + "\n");
+}
+console.log(`\nself-test wall time per file (${JOBS} at once), slowest first:`);
+for (const r of [...done].sort((a, b) => b.seconds - a.seconds)) {
+  console.log(`  ${String(Math.round(r.seconds)).padStart(4)} s  ${r.job.name}  (${r.tally.passes} passed, ${r.tally.failures} failed, ${r.tally.pending} skipped)`);
+}
+console.log(`\nselftest wall time: ${wall} s`);
+console.log(`${total.passes} passed, ${total.failures} failed, ${total.pending} skipped`);
+process.exit(total.failures > 0 || done.some((r) => r.code !== 0 && r.tally.failures === 0) ? 1 : 0);

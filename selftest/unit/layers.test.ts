@@ -76,7 +76,7 @@ describe("module graph", function () {
 
   it("reads the project's modules", function () {
     assert.isAbove(graph.size, 50);
-    assert.include(graph.get("fixtures/engine.ts"), "model/result.ts");
+    assert.isTrue(graph.get("fixtures/engine.ts")!.includes("model/result.ts"), "the engine imports the result model");
   });
 
   it("has no import cycle", function () {
