@@ -445,7 +445,7 @@ async function leaseModel(t: RowContext): Promise<void> {
         fc.asyncProperty(fc.commands(COMMANDS, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
           await sequence(t, cmds, executed);
         }),
-        { seed: seed + i, numRuns: 1, interruptAfterTimeLimit: 60_000 },
+        { seed: seed + i, numRuns: 1, interruptAfterTimeLimit: 60_000, endOnFailure: t.run.options.shrink === false },
       ),
     ),
   );
