@@ -11,8 +11,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import pLimit from "p-limit";
 import semver from "semver";
 import { embeddedPackage, type EmbeddedAzurite } from "../fixtures/azurite.ts";
-import { runHeadless } from "../fixtures/headless.ts";
+import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
 import { filesEndingWith } from "../fixtures/mocha-load.ts";
+import { registeredRows } from "../fixtures/registry.ts";
 import { ROOT } from "../fixtures/paths.ts";
 import { startProxy } from "./proxy.ts";
 import type { Mutant } from "./mutants/types.ts";
@@ -132,27 +133,37 @@ export async function baselineOf(azurite: EmbeddedAzurite, mutants: Mutant[]): P
   }
 }
 
-/** Runs mutants concurrently (bounded), results in the order given. */
+/** Rows that wait at least this long (a lease expiring) make a mutant a waiting one. */
+const LONG_WAIT_SECONDS = 5;
+
+/** Whether a mutant's named rows mostly wait (the longest mandated wait among them). */
+export function waits(mutant: Mutant): boolean {
+  const kills = selector(mutant.kills);
+  return registeredRows().some(({ row }) => kills(row.id) && (row.waitSeconds ?? 0) >= LONG_WAIT_SECONDS);
+}
+
+/**
+ * Runs mutants concurrently, results in the order given: those whose rows
+ * mostly wait all start at once, outside the bound (their runs sleep, and
+ * would hold a place in it for seconds), the others `concurrency` at a time.
+ */
 export async function runMutants(
   azurite: EmbeddedAzurite,
   mutants: LoadedMutant[],
   opts: MutantRunOptions & { concurrency?: number; onResult?: (r: MutantOutcome) => void } = {},
 ): Promise<MutantOutcome[]> {
-  const limit = pLimit(Math.max(1, opts.concurrency ?? 4));
-  return Promise.all(
-    mutants.map((m) =>
-      limit(async () => {
-        const r = await runMutant(azurite, m, opts);
-        opts.onResult?.(r);
-        return r;
-      }),
-    ),
-  );
+  const limit = pLimit(Math.max(1, opts.concurrency ?? 8));
+  const run = async (m: LoadedMutant) => {
+    const r = await runMutant(azurite, m, opts);
+    opts.onResult?.(r);
+    return r;
+  };
+  return Promise.all(mutants.map((m) => (waits(m) ? run(m) : limit(() => run(m)))));
 }
 
 async function main(argv: string[]): Promise<number> {
   const names: string[] = [];
-  let concurrency = 4;
+  let concurrency = 8;
   let out: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -167,6 +178,7 @@ async function main(argv: string[]): Promise<number> {
     } else names.push(a);
   }
   const mutants = pickMutants(await loadMutants(), names);
+  await loadAllSuites();
   const { startAzurite } = await import("../fixtures/azurite.ts");
   const started = Date.now();
   const azurite = await startAzurite();

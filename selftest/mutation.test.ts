@@ -9,7 +9,7 @@
 //  - the pending-copy simulation some mutants build on changes no verdict by
 //    itself (its control passes every Abort Copy Blob row);
 //  - every mutant is well formed (unique name, its kills exist).
-// The two full runs and the mutants (4 at once) run concurrently.
+// The two full runs and the mutants run concurrently.
 // Writes reports/mutation.json with the score and the self-test's wall time.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +25,8 @@ import { startProxy } from "./proxy.ts";
 import { proxiedBaseline } from "./baseline.ts";
 import { PENDING_COPY_CONTROL } from "./mutants/leases-state.ts";
 
-const MUTANT_CONCURRENCY = 4;
+/** Mutants at once, beside those whose rows mostly wait (mutate.ts, runMutants). */
+const MUTANT_CONCURRENCY = 8;
 const DIFF_PATH = join(ROOT, "tmp", "mutants", "no-mutant-differences.json");
 
 /**
