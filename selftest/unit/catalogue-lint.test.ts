@@ -19,10 +19,6 @@ const NOT_YET: Record<string, string> = {
   "general/paths/batch-etags": "being built (issue: nothing hidden behind a non-FAIL)",
   "general/paths/peek": "being built (issue: nothing hidden behind a non-FAIL)",
   "general/validators-advance": "being built (issue: nothing hidden behind a non-FAIL)",
-  "blob/lease-ops/put-blob/conditions-with-id": "being built (issue: nothing hidden behind a non-FAIL)",
-  "blob/lease-ops/set-blob-metadata/conditions-with-id": "being built (issue: nothing hidden behind a non-FAIL)",
-  "blob/lease-ops/delete-blob/conditions-with-id": "being built (issue: nothing hidden behind a non-FAIL)",
-  "blob/lease-ops/get-blob/conditions-with-id": "being built (issue: nothing hidden behind a non-FAIL)",
 };
 
 function idList(path: string): string[] {
