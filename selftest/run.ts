@@ -83,10 +83,11 @@ const times = lastTimes();
 const all = jobs().sort((a, b) => (times[b.name] ?? 0) - (times[a.name] ?? 0));
 const scratch = mkdtempSync(join(tmpdir(), "selftest-"));
 const limit = pLimit(JOBS);
+const ran = (t: Tally) => t.passes + t.failures + t.pending > 0;
 const report = async (job: Job) => {
   const r = await runJob(job, scratch);
-  // Whole, so the outputs of processes side by side do not interleave.
-  process.stdout.write(`\n===== ${job.name} (${Math.round(r.seconds)} s) =====\n${r.output}`);
+  // Whole, so the outputs of processes side by side do not interleave; a file the grep left empty says nothing.
+  if (ran(r.tally) || r.code !== 0) process.stdout.write(`\n===== ${job.name} (${Math.round(r.seconds)} s) =====\n${r.output}`);
   return r;
 };
 const alone = all.filter((j) => ALONE.includes(j.name));
@@ -108,7 +109,7 @@ if (!grep) {
   writeFileSync(TIMES, JSON.stringify(record, null, 2) + "\n");
 }
 console.log(`\nself-test wall time per file (${JOBS} at once), slowest first:`);
-for (const r of [...done].sort((a, b) => b.seconds - a.seconds)) {
+for (const r of [...done].sort((a, b) => b.seconds - a.seconds).filter((r) => ran(r.tally) || r.code !== 0)) {
   console.log(`  ${String(Math.round(r.seconds)).padStart(4)} s  ${r.job.name}  (${r.tally.passes} passed, ${r.tally.failures} failed, ${r.tally.pending} skipped)`);
 }
 console.log(`\nselftest wall time: ${wall} s`);

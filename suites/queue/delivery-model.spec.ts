@@ -31,6 +31,8 @@ export const RECEIVERS = 4;
 const TICK_MS = 300;
 /** The server's clocks have one-second granularity: Date and TimeNextVisible may disagree by this much. */
 const SLACK_MS = 1000;
+/** A window may end up to a second late (catalogue Q: one second allowed at each end): an absence counts only past this. */
+const LATE_MS = 2 * SLACK_MS;
 /** Window of the drain's receives: long enough that nothing it receives comes back during the row. */
 const DRAIN_VISIBILITY_S = 30;
 
@@ -371,7 +373,7 @@ function messageModel(init: MsgState, relax: ReadonlySet<Relax>): Model<MsgState
         }
         case "absent":
           // Visible for sure, even allowing for the clocks' granularity, yet not received.
-          return s.exists === true && s.visibleAt <= o.date! - SLACK_MS && !relax.has("absent") ? no : yes(s);
+          return s.exists === true && s.visibleAt <= o.date! - LATE_MS && !relax.has("absent") ? no : yes(s);
       }
     },
   };
@@ -517,7 +519,7 @@ async function deliveryModel(t: RowContext): Promise<void> {
   // Past every TimeNextVisible given, but not past what the windows asked for: a target answering
   // far-off TimeNextVisibles fails on that below, without keeping the row waiting for them.
   const until = Math.max(...granted(answered).map((g) => Math.min(g.tnv, g.asked + SLACK_MS)));
-  await serverClockPast(t, h, drainer, until + SLACK_MS);
+  await serverClockPast(t, h, drainer, until + LATE_MS);
   const drain: Receiver = { who: "drain", q: drainer, held: [], superseded: [], deleted: [] };
   const received = new Set<string>();
   const deletedIds = new Set(h.events.filter((e) => e.kind === "delete" && ok(e)).map((e) => e.id!));

@@ -416,6 +416,7 @@ const QUEUE_MATRIX_ROWS: { label: string; claim: string; id: string }[] = [
   { label: "Get Messages returns a pop receipt (Peek does not)", claim: "Yes", id: "queue/get-messages/pop-receipt" },
   { label: "Dequeuing does not delete the message", claim: "Yes", id: "queue/get-messages/not-deleted" },
   { label: "A dequeued message is invisible to other clients", claim: "Yes", id: "queue/get-messages/invisible" },
+  { label: "… until its TimeNextVisible, not only just after the dequeue", claim: "Yes", id: "queue/get-messages/invisible-until-end" },
   { label: "TimeNextVisible = retrieval time + visibility timeout", claim: "Yes", id: "queue/get-messages/time-next-visible" },
   { label: "Delete Message requires the current pop receipt", claim: "Yes", id: "queue/delete-message/requires-pop-receipt" },
   { label: "Update Message: last writer wins (receipt only)", claim: "Yes", id: "queue/update-message/last-writer-wins" },

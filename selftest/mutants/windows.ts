@@ -1,0 +1,96 @@
+// Mutants generated from the window claims (suites/general/window-claims.ts):
+// for each kind of window, a target that ends it early (the opening request
+// is forwarded with half the length asked, while the answer states the full
+// one), which that kind's row must catch. The same data gives each kind's
+// legal variation, a window ending one second late, which must fail nothing
+// (selftest/windows.test.ts); it is not a mutant.
+import { WINDOWS, type WindowClaim } from "../../suites/general/window-claims.ts";
+import { query, segments, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
+
+/** The request as the window's wire description reads it. */
+function opens(claim: WindowClaim, req: ProxyRequest): boolean {
+  if (req.service !== claim.wire.service) return false;
+  return claim.wire.opens({ method: req.method, path: "/" + segments(req).join("/"), query: query(req), header: (n) => req.headers[n.toLowerCase()] });
+}
+
+function readLength(claim: WindowClaim, req: ProxyRequest): number | undefined {
+  const { length } = claim.wire;
+  const v = length.in === "header" ? req.headers[length.name] : query(req).get(length.name);
+  return v === undefined || v === null ? undefined : Number(v);
+}
+
+function writeLength(claim: WindowClaim, req: ProxyRequest, seconds: number): void {
+  const { length } = claim.wire;
+  if (length.in === "header") {
+    req.headers[length.name] = String(seconds);
+    return;
+  }
+  const u = new URL(req.url, "http://x");
+  u.searchParams.set(length.name, String(seconds));
+  req.url = u.pathname + u.search;
+}
+
+/** The answer states an end `shift` seconds later than the target keeps (seconds left, or HTTP dates). */
+function shiftStatedEnd(claim: WindowClaim, res: ProxyResponse, shift: number): void {
+  const { end } = claim.wire;
+  const later = (v: string) => (end.form === "seconds-left" ? String(Number(v) + shift) : new Date(Date.parse(v) + shift * 1000).toUTCString());
+  if (end.in === "header") {
+    if (res.headers[end.name] !== undefined) res.headers[end.name] = later(res.headers[end.name]);
+    return;
+  }
+  const re = new RegExp(`<${end.name}>([^<]*)</${end.name}>`, "g");
+  res.body = Buffer.from(res.body.toString("utf8").replace(re, (_, v: string) => `<${end.name}>${later(v)}</${end.name}>`));
+}
+
+/** The target keeps `keep(asked)` seconds of every window of this kind, and answers as if it kept `asked`. */
+export function windowLength(claim: WindowClaim, name: string, description: string, keep: (asked: number) => number, kills: string[]): Mutant {
+  const asked = new WeakMap<ProxyRequest, number>();
+  return {
+    name,
+    description,
+    kills,
+    cell: claim.id,
+    onRequest(req) {
+      if (!opens(claim, req)) return;
+      const n = readLength(claim, req);
+      // A length the operation refuses stays as asked: the refusal is another claim's.
+      if (n === undefined || !Number.isFinite(n) || n > claim.wire.length.max || keep(n) === n) return;
+      asked.set(req, n);
+      writeLength(claim, req, keep(n));
+    },
+    onResponse(req, res) {
+      const n = asked.get(req);
+      if (n === undefined || res.status >= 300) return;
+      shiftStatedEnd(claim, res, n - keep(n));
+    },
+  };
+}
+
+const slug = (claim: WindowClaim) => claim.kind;
+
+/**
+ * A window ending one second late: legal (the catalogue allows one second at
+ * each end). A length of 0 opens no window (visible at once), and the proxy
+ * cannot ask for more than the operation accepts (a break period of 60 stays
+ * 60).
+ */
+export const LATE_VARIATIONS: { claim: WindowClaim; variation: Mutant }[] = WINDOWS.map((claim) => ({
+  claim,
+  variation: windowLength(
+    claim,
+    `window-${slug(claim)}-one-second-late`,
+    `every ${claim.kind} window ends one second after the end the answer states (legal)`,
+    (n) => (n === 0 || n === claim.wire.length.max ? n : n + 1),
+    [],
+  ),
+}));
+
+export const MUTANTS: Mutant[] = WINDOWS.map((claim) =>
+  windowLength(
+    claim,
+    `window-${slug(claim)}-ends-at-half`,
+    `every ${claim.kind} window ends halfway through, while the answer states its full length`,
+    (n) => Math.max(1, Math.floor(n / 2)),
+    [claim.id],
+  ),
+);

@@ -1,0 +1,55 @@
+// Legal variations of the timed claims fail nothing: through the proxy, every
+// window of a kind (suites/general/window-claims.ts) ends one second after the
+// end its answer states, which the catalogue allows (one second at each end).
+// Every row that opens such windows must keep the verdict it has through the
+// proxy on a correct target. The early ends of the same windows are mutants
+// (selftest/mutants/windows.ts), killed in the mutation self-test.
+import { expect } from "chai";
+import { runHeadless } from "../fixtures/headless.ts";
+import type { RowResult } from "../model/result.ts";
+import { sharedAzurite } from "./azurite-fixture.ts";
+import { proxiedBaseline } from "./baseline.ts";
+import { LATE_VARIATIONS } from "./mutants/windows.ts";
+import { startProxy } from "./proxy.ts";
+
+/** The rows that open windows of each kind. */
+const ROWS: Record<string, RegExp> = {
+  "break-period": /^blob\/(lease|lease-ops|container-lease)\//,
+  "get-visibility": /^queue\//,
+  "update-visibility": /^queue\//,
+};
+
+const outcome = (r: RowResult | undefined) => (r ? `${r.status}${r.signature ? ` [${r.signature}]` : ""}` : "not run");
+
+let runs: Map<string, Promise<{ results: RowResult[]; changed: number }>> | undefined;
+function start() {
+  runs ??= new Map(
+    LATE_VARIATIONS.map(({ claim, variation }) => [
+      claim.kind,
+      (async () => {
+        const a = await sharedAzurite();
+        const proxy = await startProxy({ upstream: a.ports, mutant: variation });
+        try {
+          const run = await runHeadless({ connectionString: proxy.connectionString, select: (id) => ROWS[claim.kind].test(id), expectations: "azurite" });
+          return { results: run.results, changed: proxy.stats.mutatedRequests };
+        } finally {
+          await proxy.stop();
+        }
+      })(),
+    ]),
+  );
+  return runs;
+}
+
+describe("legal variations: a window ending one second late fails nothing", function () {
+  for (const { claim } of LATE_VARIATIONS) {
+    it(`${claim.kind} windows one second late: every row that opens them keeps its verdict`, async function () {
+      const [{ results, changed }, baseline] = await Promise.all([start().get(claim.kind)!, proxiedBaseline()]);
+      const plain = new Map(baseline.map((r) => [r.id, r]));
+      expect(results.map((r) => r.id), "rows run").to.include(claim.id);
+      expect(changed, "windows the proxy lengthened").to.be.greaterThan(0);
+      const differ = results.filter((r) => outcome(r) !== outcome(plain.get(r.id))).map((r) => `${r.id}: ${outcome(plain.get(r.id))} → ${outcome(r)} ${r.message ?? ""}`);
+      expect(differ, differ.join("\n")).to.deep.equal([]);
+    });
+  }
+});

@@ -1,0 +1,113 @@
+// Timed claims, both ends (catalogue L break-period-holds, Q
+// invisible-until-end): a window a request opens (a break period, a
+// visibility timeout) holds until its end, by the server's clock, and lapses
+// after it. One entry per kind of window: how a row opens it and probes it,
+// and how it looks on the wire (which request opens it, the parameter that
+// sets its length, where the answer states its end), from which
+// selftest/mutants/windows.ts generates a target that ends it early and the
+// legal variation that ends it one second late. windows.spec.ts runs them.
+import type { Level, Service } from "../../model/result.ts";
+
+export type WindowKind = "break-period" | "get-visibility" | "update-visibility";
+
+/** A window as the row opened it. */
+export interface OpenWindow {
+  /** Its end by the server's clock (ms): the opening answer's Date + the length asked, or the end the answer states. */
+  end: number;
+  /** Probes that the window is in force, sent together; they throw (an AssertionError) when it is not. */
+  held(phase: "start" | "late"): Promise<void>;
+  /** One probe after the end: whether the window has lapsed, and the server's Date of the answer. */
+  lapsed(): Promise<{ lapsed: boolean; date: number }>;
+  /** What must hold once it lapsed (a write without the ID succeeds; the message comes back with its text). */
+  after(): Promise<void>;
+  /** The server's Date, from a request that changes nothing. */
+  clock(): Promise<number>;
+}
+
+/** A request as the wire shows it (path below the account). */
+export interface WireRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  header(name: string): string | undefined;
+}
+
+export interface WindowWire {
+  service: Service;
+  /** Whether a request opens a window of this kind. */
+  opens(req: WireRequest): boolean;
+  /** What sets its length, in seconds, and the longest the operation accepts. */
+  length: { in: "header" | "query"; name: string; max: number };
+  /** Where the answer states its end: seconds left, or an HTTP date (a header or an XML element of the body). */
+  end: { in: "header" | "body"; name: string; form: "seconds-left" | "http-date" };
+}
+
+export interface WindowClaim {
+  id: string;
+  kind: WindowKind;
+  /** Catalogue table the row belongs to. */
+  table: string;
+  service: Service;
+  level: Level;
+  title: string;
+  source: string;
+  /** The length the row asks for, in seconds (long enough to probe its last part). */
+  seconds: number;
+  wire: WindowWire;
+}
+
+/** One second for the granularity of the server's clock at each end (catalogue L, Q). */
+export const GRANULARITY_MS = 1000;
+/** A window may end this late and still be legal (a self-test variation; it must fail nothing). */
+export const LEGAL_LATE_MS = 1000;
+
+export const WINDOWS: WindowClaim[] = [
+  {
+    id: "blob/lease/break-period-holds",
+    kind: "break-period",
+    table: "L Blob leases",
+    service: "blob",
+    level: "rest",
+    title: "After a break with a period of 10 s the lease stays Breaking for 10 s by the server's clock (a write without the ID refused and unchanged, state breaking, another acquire 409), then it is Broken and a write without the ID succeeds",
+    source: "seed: pessimistic concurrency for blobs; REST: Lease Blob (break, x-ms-lease-break-period, x-ms-lease-time)",
+    seconds: 10,
+    wire: {
+      service: "blob",
+      opens: (r) => r.method === "PUT" && r.query.get("comp") === "lease" && r.header("x-ms-lease-action") === "break" && Number(r.header("x-ms-lease-break-period") ?? 0) > 0,
+      length: { in: "header", name: "x-ms-lease-break-period", max: 60 },
+      end: { in: "header", name: "x-ms-lease-time", form: "seconds-left" },
+    },
+  },
+  {
+    id: "queue/get-messages/invisible-until-end",
+    kind: "get-visibility",
+    table: "Q Queue messages",
+    service: "queue",
+    level: "doc",
+    title: "A dequeued message stays invisible to every client until its TimeNextVisible, probed right after the dequeue and in the window's last part (server time, one second allowed), then it comes back",
+    source: "seed: queue section (a retrieved message is invisible for the visibility timeout); REST: Get Messages (visibilitytimeout, TimeNextVisible)",
+    seconds: 8,
+    wire: {
+      service: "queue",
+      opens: (r) => r.method === "GET" && /\/messages$/.test(r.path) && r.query.get("peekonly")?.toLowerCase() !== "true" && r.query.has("visibilitytimeout"),
+      length: { in: "query", name: "visibilitytimeout", max: 604_800 },
+      end: { in: "body", name: "TimeNextVisible", form: "http-date" },
+    },
+  },
+  {
+    id: "queue/update-message/invisible-until-end",
+    kind: "update-visibility",
+    table: "Q Queue messages",
+    service: "queue",
+    level: "rest",
+    title: "After Update Message with a visibility timeout, the message stays invisible until the new TimeNextVisible (x-ms-time-next-visible), probed early and late, then it comes back with the new text",
+    source: "seed: queue section; REST: Update Message (visibilitytimeout, x-ms-time-next-visible)",
+    seconds: 8,
+    wire: {
+      service: "queue",
+      opens: (r) => r.method === "PUT" && /\/messages\/[^/]+$/.test(r.path) && r.query.has("popreceipt") && r.query.has("visibilitytimeout"),
+      length: { in: "query", name: "visibilitytimeout", max: 604_800 },
+      end: { in: "header", name: "x-ms-time-next-visible", form: "http-date" },
+    },
+  },
+];

@@ -1,0 +1,167 @@
+// Both ends of every window (window-claims.ts): each row opens a window (a
+// break period, a visibility timeout), probes it right after it opened and
+// again in its last part, by the server's clock, then shows it lapsed by its
+// end (one second allowed for the clock's granularity, one more for a legal
+// late end). A late probe answered only in the window's last second proves
+// nothing: that is a target too slow to tell (PRECONDITION_FAILED), never a
+// pass.
+import { AssertionError } from "chai";
+import type { QueueClient } from "@azure/storage-queue";
+import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue } from "../../fixtures/assert.ts";
+import type { RowContext, RowDef } from "../../fixtures/engine.ts";
+import { currentEvidence } from "../../fixtures/evidence.ts";
+import { defineTable } from "../../fixtures/registry.ts";
+import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
+import { newBlockBlob } from "../blob/blob-kit.ts";
+import { blobSnapshot, blobTarget, checkLeaseState, guid, holdLease, leaseAction, readLease, serverDate } from "../blob/lease-kit.ts";
+import { otherClient, peek, queueWithMessage, rawGetMessages } from "../queue/queue-kit.ts";
+import { GRANULARITY_MS, LEGAL_LATE_MS, WINDOWS, type OpenWindow, type WindowClaim, type WindowKind } from "./window-claims.ts";
+
+const WRITTEN = "written once the break ended";
+const when = (phase: "start" | "late") => (phase === "start" ? "right after the window opened" : "in the window's last part");
+
+async function breakPeriod(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
+  const P = claim.seconds;
+  const c = await t.newContainer();
+  const b = await newBlockBlob(t, "original", c);
+  const x = blobTarget(b);
+  await holdLease(t, x, -1);
+  t.step(`break the lease with period ${P}`);
+  const res = await leaseAction(t, x, "break", { breakPeriod: P });
+  expectRawStatus(`break an infinite lease with period ${P}`, res, { status: 202 });
+  expectTrue(`break with period ${P}: x-ms-lease-time is not ${P} (±1)`, Math.abs(Number(res.headers["x-ms-lease-time"]) - P) <= 1);
+  const base = await blobSnapshot(b, c, "block");
+  return {
+    end: serverDate(res).getTime() + P * 1000,
+    async held(phase) {
+      const during = `${when(phase)} (Breaking)`;
+      await allAnswered([
+        (async () => {
+          await expectRefused(`Put Blob without the lease ID ${during}`, b.upload("not allowed", 11), { status: 412 });
+          expectSame(`the blob after the refused write ${during}`, await blobSnapshot(b, c, "block"), base);
+        })(),
+        (async () => checkLeaseState(`the lease ${during}`, await readLease(t, x), "breaking"))(),
+        (async () => expectRawStatus(`acquire with another ID ${during}`, await leaseAction(t, x, "acquire", { proposed: guid(), duration: -1 }), { status: 409 }))(),
+      ]);
+    },
+    async lapsed() {
+      const v = await readLease(t, x);
+      return { lapsed: v.state !== "breaking", date: v.date!.getTime() };
+    },
+    async after() {
+      checkLeaseState("the lease once the break period ended", await readLease(t, x), "broken");
+      await expectSucceeds("Put Blob without the lease ID once the break period ended", b.upload(WRITTEN, WRITTEN.length));
+      expectEqual("content after the write once the break period ended", (await b.downloadToBuffer()).toString("utf8"), WRITTEN);
+    },
+    clock: async () => (await readLease(t, x)).date!.getTime(),
+  };
+}
+
+/** A message invisible until `end`: other clients neither receive nor peek it; after `end` it comes back as `text`, delivered a second time. */
+function invisibleMessage(t: RowContext, q: QueueClient, id: string, end: number, text: string): OpenWindow {
+  const other = otherClient(t, q);
+  let back: { dequeueCount: number; messageText: string } | undefined;
+  return {
+    end,
+    async held(phase) {
+      const during = when(phase);
+      const [got, seen] = await allAnswered([other.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 1 }), peek(t, q)]);
+      expectEqual(`messages another client received ${during}`, got.receivedMessageItems.length, 0);
+      expectEqual(`messages peeked ${during}`, seen.length, 0);
+    },
+    async lapsed() {
+      const got = await other.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 30 });
+      back = got.receivedMessageItems.find((m) => m.messageId === id) ?? back;
+      return { lapsed: !!back, date: got.date!.getTime() };
+    },
+    async after() {
+      expectEqual("text of the message once it came back", back?.messageText, text);
+      expectEqual("DequeueCount of the message once it came back", back?.dequeueCount, 2);
+    },
+    clock: async () => (await q.getProperties()).date!.getTime(),
+  };
+}
+
+async function getVisibility(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
+  const V = claim.seconds;
+  const { q, id } = await queueWithMessage(t);
+  t.step(`dequeue with visibilitytimeout ${V}`);
+  const { res, messages } = await rawGetMessages(t, q, { visibilitytimeout: String(V) });
+  expectEqual("Get Messages status", res.status, 200);
+  expectEqual("dequeued messages", messages.map((m) => m.messageId), [id]);
+  const end = Date.parse(messages[0].timeNextVisible ?? "");
+  expectTrue(`Get Messages: TimeNextVisible is not the answer's Date + ${V} s (±1 s)`, Math.abs(end - serverDate(res).getTime() - V * 1000) <= GRANULARITY_MS);
+  return invisibleMessage(t, q, id, end, "original");
+}
+
+async function updateVisibility(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
+  const U = claim.seconds;
+  const { q, id } = await queueWithMessage(t);
+  const receipt = (await q.receiveMessages({ visibilityTimeout: 30 })).receivedMessageItems[0]?.popReceipt;
+  expectTrue("the message was not dequeued (setup)", !!receipt);
+  t.step(`Update Message with visibilitytimeout ${U}`);
+  const res = await expectSucceeds("Update Message with the current receipt", q.updateMessage(id, receipt!, "updated", U));
+  const end = res.nextVisibleOn?.getTime() ?? NaN;
+  expectTrue(`Update Message: x-ms-time-next-visible is not the answer's Date + ${U} s (±1 s)`, Math.abs(end - res.date!.getTime() - U * 1000) <= GRANULARITY_MS);
+  return invisibleMessage(t, q, id, end, "updated");
+}
+
+const OPENERS: Record<WindowKind, (t: RowContext, claim: WindowClaim) => Promise<OpenWindow>> = {
+  "break-period": breakPeriod,
+  "get-visibility": getVisibility,
+  "update-visibility": updateVisibility,
+};
+
+/** The server's Dates of the answers recorded since `from` (exchange index). */
+function datesSince(from: number): number[] {
+  return (currentEvidence()?.exchanges.slice(from) ?? []).map((e) => Date.parse(e.responseHeaders["date"] ?? "")).filter((d) => !Number.isNaN(d));
+}
+
+async function bothEnds(t: RowContext, claim: WindowClaim): Promise<void> {
+  const w = await OPENERS[claim.kind](t, claim);
+  t.step("probe right after the window opened");
+  await w.held("start");
+  t.step("wait for the window's last part (server clock)");
+  await t.waitFor("the server's clock 2 s before the window's end", async () => ((await w.clock()) >= w.end - 2 * GRANULARITY_MS ? true : undefined), {
+    timeoutMs: claim.seconds * 1000 + 20_000,
+    intervalMs: 250,
+  });
+  t.step("probe in the window's last part");
+  const from = currentEvidence()?.exchanges.length ?? 0;
+  try {
+    await w.held("late");
+  } catch (err) {
+    // Answered only in the window's last second: the end may legally have come (granularity), so no verdict.
+    if (err instanceof AssertionError && Math.max(...datesSince(from)) > w.end - GRANULARITY_MS) {
+      preconditionFailed("the probe of the window's last part was answered only in its last second (server clock): too slow a target to tell");
+    }
+    throw err;
+  }
+  t.step("after the window's end: lapsed by its end + 2 s (server clock)");
+  await t.waitFor("the server's clock past the window's end", async () => ((await w.clock()) >= w.end ? true : undefined), { timeoutMs: 20_000, intervalMs: 250 });
+  const by = w.end + GRANULARITY_MS + LEGAL_LATE_MS;
+  await t.waitFor(
+    "the window lapsing",
+    async () => {
+      const p = await w.lapsed();
+      expectTrue("the window was still in force 2 s after its end (server clock)", p.lapsed || p.date < by);
+      return p.lapsed ? true : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 250 },
+  );
+  await w.after();
+}
+
+for (const table of [...new Set(WINDOWS.map((w) => w.table))]) {
+  const rows: RowDef[] = WINDOWS.filter((w) => w.table === table).map((claim) => ({
+    id: claim.id,
+    title: claim.title,
+    level: claim.level,
+    source: claim.source,
+    service: claim.service,
+    // Starts at once, outside the pool: the window's length plus its last second and the legal late one.
+    waitSeconds: claim.seconds + 3,
+    run: (t) => bothEnds(t, claim),
+  }));
+  defineTable({ table, service: rows[0].service }, rows);
+}
