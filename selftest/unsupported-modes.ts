@@ -2,9 +2,8 @@
 // 501 NotImplemented, as a young emulator does. Each mode names the
 // operations (or families, fixtures/operations.ts) it lacks; the same names
 // pin it in an expectation file's `unsupported`.
-import { operationOf } from "../fixtures/operations.ts";
 import { operationFamily } from "../model/result.ts";
-import type { ProxyRequest } from "./mutants/types.ts";
+import { operation, type ProxyRequest } from "./mutants/types.ts";
 
 export interface UnsupportedMode {
   name: string;
@@ -21,14 +20,8 @@ export const UNSUPPORTED_MODES: UnsupportedMode[] = [
   { name: "update-message", description: "no Update Message", operations: ["Update Message"] },
 ];
 
-/** The operation of a proxied request (the proxy sees the emulator's path-style URLs). */
-export function proxiedOperation(req: ProxyRequest): string {
-  const u = new URL(req.url, "http://x");
-  return operationOf({ service: req.service, method: req.method, path: u.pathname, query: u.searchParams, header: (n) => req.headers[n.toLowerCase()] }, "/devstoreaccount1");
-}
-
 /** Whether an operation is one the mode lacks (by name or family). */
 export const lacks = (mode: UnsupportedMode, operation: string): boolean => mode.operations.includes(operation) || mode.operations.includes(operationFamily(operation));
 
 /** The proxy's `unsupported` option for a mode. */
-export const unsupportedBy = (mode: UnsupportedMode) => (req: ProxyRequest): boolean => lacks(mode, proxiedOperation(req));
+export const unsupportedBy = (mode: UnsupportedMode) => (req: ProxyRequest): boolean => lacks(mode, operation(req));

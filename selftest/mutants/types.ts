@@ -2,6 +2,7 @@
 // between the suite and a correct target (the embedded Azurite). Each mutant
 // names the test IDs that must FAIL when it is active; one that no named test
 // catches is a hole in the suite.
+import { operationOf } from "../../fixtures/operations.ts";
 import type { Service } from "../../fixtures/target.ts";
 
 export interface ProxyRequest {
@@ -54,6 +55,19 @@ export interface Mutant {
   onResponse?(req: ProxyRequest, res: ProxyResponse, state: MutantState): void | Promise<void>;
 }
 
+/**
+ * A table of claims that generates mutants (a generator module exports
+ * CLAIM_TABLES beside MUTANTS): each claim, the row that checks it and the
+ * mutants generated from it. The mutation self-test checks that every claim
+ * has a generated mutant its row kills, and reports them per table.
+ */
+export interface ClaimTable {
+  table: string;
+  /** The kind of claim (the column of the table), e.g. "Returns ETag". */
+  kind: string;
+  claims: { claim: string; row: string; mutants: string[] }[];
+}
+
 /** Query parameters of a proxied request. */
 export function query(req: ProxyRequest): URLSearchParams {
   return new URL(req.url, "http://x").searchParams;
@@ -72,4 +86,10 @@ export function toSuccess(res: ProxyResponse, status = 200, extra: Record<string
   delete res.headers["content-type"];
   Object.assign(res.headers, extra);
   res.body = Buffer.alloc(0);
+}
+
+/** The REST operation of a proxied request (fixtures/operations.ts; the proxy sees the emulator's path-style URLs). */
+export function operation(req: ProxyRequest): string {
+  const u = new URL(req.url, "http://x");
+  return operationOf({ service: req.service, method: req.method, path: u.pathname, query: u.searchParams, header: (n) => req.headers[n.toLowerCase()] }, "/devstoreaccount1");
 }

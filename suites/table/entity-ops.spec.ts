@@ -1,6 +1,7 @@
 // TB Table entities: does each entity operation return an ETag, and does it
-// require (and evaluate) If-Match? One entry per row of the seed's table, then
-// the REST details as finer IDs beneath the rows.
+// require (and evaluate) If-Match? The claims are data (entity-ops-claims.ts);
+// this file holds the code that checks each row's two cells, then the REST
+// details as finer IDs beneath the rows.
 import { odata, type TableClient, type UpdateMode } from "@azure/data-tables";
 import {
   expectChanged,
@@ -16,6 +17,7 @@ import {
 } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
+import { ENTITY_OPS, ENTITY_OPS_PREFIX } from "./entity-ops-claims.ts";
 import {
   entityPath,
   expectSameEtag,
@@ -34,16 +36,11 @@ import {
   type Props,
 } from "./table-kit.ts";
 
-const P = "table/entity-ops/";
+const P = ENTITY_OPS_PREFIX;
 const CONDITION_FAILED = { status: 412, code: "UpdateConditionNotSatisfied" };
 const NOT_FOUND = { status: 404, code: "ResourceNotFound" };
 
-interface Op {
-  slug: string;
-  operation: string;
-  etag: boolean;
-  ifMatch: boolean;
-  rest: string;
+interface EntityTests {
   etagTest: (t: RowContext) => Promise<void>;
   ifMatchTest: (t: RowContext) => Promise<void>;
 }
@@ -161,13 +158,9 @@ async function readIgnoresIfMatch(t: RowContext, what: string, path: string, que
   t.note(`${what} with a stale If-Match`, outcome);
 }
 
-const OPS: Op[] = [
-  {
-    slug: "query-entities",
-    operation: "Query Entities",
-    etag: true,
-    ifMatch: false,
-    rest: "Query Entities (odata.etag per entity), Get Entity (ETag header)",
+/** The code that checks each row's two cells, by slug (the claims: entity-ops-claims.ts). */
+const TESTS: Record<string, EntityTests> = {
+  "query-entities": {
     async etagTest(t) {
       const { table, rk, etag: created } = await newEntity(t, { state: "original" });
       const second = await table.createEntity(entity("rk2", { state: "second" }));
@@ -197,12 +190,7 @@ const OPS: Op[] = [
       await readIgnoresIfMatch(t, "Get Entity", entityPath(table.tableName, rk));
     },
   },
-  {
-    slug: "insert-entity",
-    operation: "Insert Entity",
-    etag: true,
-    ifMatch: false,
-    rest: "Insert Entity",
+  "insert-entity": {
     async etagTest(t) {
       const table = await t.newTable();
       const res = await table.createEntity(entity("rk", { state: "inserted" }));
@@ -225,30 +213,15 @@ const OPS: Op[] = [
       expectTrue(`Insert Entity with a stale If-Match answered ${res.status} but the entity was ${inserted ? "" : "not "}inserted`, (outcome === "ignored") === (inserted !== undefined));
     },
   },
-  {
-    slug: "update-entity",
-    operation: "Update Entity",
-    etag: true,
-    ifMatch: true,
-    rest: "Update Entity",
+  "update-entity": {
     etagTest: (t) => writeReturnsNewEtag(t, "Replace"),
     ifMatchTest: (t) => writeEvaluatesIfMatch(t, "Replace"),
   },
-  {
-    slug: "merge-entity",
-    operation: "Merge Entity",
-    etag: true,
-    ifMatch: true,
-    rest: "Merge Entity",
+  "merge-entity": {
     etagTest: (t) => writeReturnsNewEtag(t, "Merge"),
     ifMatchTest: (t) => writeEvaluatesIfMatch(t, "Merge"),
   },
-  {
-    slug: "delete-entity",
-    operation: "Delete Entity",
-    etag: false,
-    ifMatch: true,
-    rest: "Delete Entity",
+  "delete-entity": {
     async etagTest(t) {
       const { table, rk } = await newEntity(t, { state: "original" });
       const res = await rawEntity(t, { method: "DELETE", table: table.tableName, rk, ifMatch: "*" });
@@ -279,34 +252,24 @@ const OPS: Op[] = [
       expectTrue("the entity is gone after Delete Entity with If-Match: *", (await readEntity(table, "rk2")) === undefined);
     },
   },
-  {
-    slug: "insert-or-replace-entity",
-    operation: "Insert Or Replace Entity",
-    etag: true,
-    ifMatch: false,
-    rest: "Insert Or Replace Entity",
+  "insert-or-replace-entity": {
     etagTest: (t) => upsertReturnsEtag(t, "Replace"),
     ifMatchTest: (t) => upsertIgnoresConcurrentChange(t, "Replace"),
   },
-  {
-    slug: "insert-or-merge-entity",
-    operation: "Insert Or Merge Entity",
-    etag: true,
-    ifMatch: false,
-    rest: "Insert Or Merge Entity",
+  "insert-or-merge-entity": {
     etagTest: (t) => upsertReturnsEtag(t, "Merge"),
     ifMatchTest: (t) => upsertIgnoresConcurrentChange(t, "Merge"),
   },
-];
+};
 
-const rows: RowDef[] = OPS.flatMap((op) => [
+const rows: RowDef[] = ENTITY_OPS.flatMap((op) => [
   {
     id: `${P}${op.slug}/etag`,
     title: `${op.operation} ${op.etag ? "returns an ETag" : "returns no ETag"}`,
     level: "doc" as const,
     source: entitySource(op.rest),
     service: "table" as const,
-    run: op.etagTest,
+    run: TESTS[op.slug].etagTest,
   },
   {
     id: `${P}${op.slug}/if-match`,
@@ -316,7 +279,7 @@ const rows: RowDef[] = OPS.flatMap((op) => [
     level: "doc" as const,
     source: entitySource(op.rest),
     service: "table" as const,
-    run: op.ifMatchTest,
+    run: TESTS[op.slug].ifMatchTest,
   },
 ]);
 
@@ -450,7 +413,7 @@ defineMatrix({
     { key: "etag", header: "Returns ETag value" },
     { key: "ifMatch", header: "Requires If-Match" },
   ],
-  rows: OPS.map((op) => ({
+  rows: ENTITY_OPS.map((op) => ({
     label: op.operation,
     cells: {
       etag: { claim: op.etag ? "Yes" : "No", id: `${P}${op.slug}/etag` },
