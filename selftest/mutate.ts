@@ -16,8 +16,8 @@ import { filesEndingWith } from "../fixtures/mocha-load.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { ROOT } from "../fixtures/paths.ts";
 import { startProxy } from "./proxy.ts";
-import type { Mutant } from "./mutants/types.ts";
-import { buildReport, formatTable, writeReport, type MutantOutcome } from "./mutation-report.ts";
+import type { ClaimTable, Mutant } from "./mutants/types.ts";
+import { buildReport, byTable, formatTable, formatTables, writeReport, type MutantOutcome } from "./mutation-report.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const MUTANTS_DIR = join(here, "mutants");
@@ -27,14 +27,25 @@ export interface LoadedMutant extends Mutant {
   topic: string;
 }
 
-/** Every mutant of every selftest/mutants/<topic>.ts (all files but types.ts) meant for the embedded Azurite's version. */
+/** Every mutant of every selftest/mutants/<topic>.ts (helper modules aside: types.ts, *-kit.ts) meant for the embedded Azurite's version. */
 export async function loadMutants(azuriteVersion = embeddedPackage().version): Promise<LoadedMutant[]> {
   const out: LoadedMutant[] = [];
   for (const f of filesEndingWith(MUTANTS_DIR, ".ts")) {
-    if (basename(f) === "types.ts" || f.endsWith(".d.ts")) continue;
+    if (basename(f) === "types.ts" || f.endsWith("-kit.ts") || f.endsWith(".d.ts")) continue;
     const mod = (await import(pathToFileURL(f).href)) as { MUTANTS?: Mutant[] };
     if (!Array.isArray(mod.MUTANTS)) throw new Error(`${f} does not export MUTANTS: Mutant[]`);
     for (const m of mod.MUTANTS) if (!m.versions || semver.satisfies(azuriteVersion, m.versions)) out.push({ ...m, topic: basename(f, ".ts") });
+  }
+  return out;
+}
+
+/** The claim tables of the generated mutants (each generator module's CLAIM_TABLES). */
+export async function loadClaimTables(): Promise<ClaimTable[]> {
+  const out: ClaimTable[] = [];
+  for (const f of filesEndingWith(MUTANTS_DIR, ".ts")) {
+    if (basename(f) === "types.ts" || f.endsWith("-kit.ts") || f.endsWith(".d.ts")) continue;
+    const mod = (await import(pathToFileURL(f).href)) as { CLAIM_TABLES?: ClaimTable[] };
+    out.push(...(mod.CLAIM_TABLES ?? []));
   }
   return out;
 }
@@ -192,8 +203,9 @@ async function main(argv: string[]): Promise<number> {
       baselineOf(azurite, mutants),
     ]);
     const results = attribute(raw, baseline);
-    console.log("\n" + formatTable(results));
-    const report = buildReport(results, { wallTimeSeconds: Math.round((Date.now() - started) / 100) / 10 });
+    const tables = byTable(await loadClaimTables(), results).filter((t) => t.rows.some((r) => r.mutants.some((m) => m.verdict !== "not run")));
+    console.log("\n" + formatTable(results) + (tables.length ? "\n\n" + formatTables(tables) : ""));
+    const report = buildReport(results, { wallTimeSeconds: Math.round((Date.now() - started) / 100) / 10, byTable: tables });
     const path = out ?? (names.length === 0 ? REPORT_PATH : undefined);
     if (path) {
       writeReport(path, report);

@@ -2,7 +2,8 @@
 // score, per mutant the killing tests) and the console table.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Status } from "../fixtures/engine.ts";
+import type { Status } from "../model/result.ts";
+import type { ClaimTable } from "./mutants/types.ts";
 
 export interface TestOutcome {
   id: string;
@@ -41,6 +42,8 @@ export interface MutationReport {
   score: number;
   /** Generated mutants by the claim cell they come from. */
   byCell: Record<string, { mutants: string[]; killed: number; equivalent: number; survived: number }>;
+  /** Per table of claims that generates mutants: each claim, its row, its mutants with their verdicts. */
+  byTable?: { table: string; kind: string; claims: number; killed: number; claimsNotKilled: string[]; rows: { claim: string; row: string; mutants: { name: string; verdict: string }[] }[] }[];
   /** Wall time of the whole self-test run (or of this mutation run from the CLI), seconds. */
   wallTimeSeconds?: number;
   /** Wall time of the mutant runs alone, seconds. */
@@ -73,6 +76,25 @@ export function buildReport(results: MutantOutcome[], extra: Partial<MutationRep
     ...extra,
     results,
   };
+}
+
+/** Each claim table with the verdicts of its mutants; a claim counts as killed when one of its mutants is (or is equivalent: the target already deviates so). */
+export function byTable(tables: ClaimTable[], results: MutantOutcome[]): NonNullable<MutationReport["byTable"]> {
+  const verdict = new Map(results.map((r) => [r.name, r.verdict]));
+  return tables.map((t) => {
+    const rows = t.claims.map((c) => ({ claim: c.claim, row: c.row, mutants: c.mutants.map((name) => ({ name, verdict: verdict.get(name) ?? "not run" })) }));
+    const caught = (r: (typeof rows)[number]) => r.mutants.some((m) => m.verdict === "killed" || m.verdict === "equivalent");
+    return { table: t.table, kind: t.kind, claims: rows.length, killed: rows.filter(caught).length, claimsNotKilled: rows.filter((r) => !caught(r)).map((r) => r.claim), rows };
+  });
+}
+
+/** One line per claim table: claims, those with a killed generated mutant, mutants. */
+export function formatTables(tables: NonNullable<MutationReport["byTable"]>): string {
+  const w = Math.max(5, ...tables.map((t) => `${t.table} (${t.kind})`.length));
+  return [
+    `${"claim table (column)".padEnd(w)}  claims  killed  mutants`,
+    ...tables.map((t) => `${`${t.table} (${t.kind})`.padEnd(w)}  ${String(t.claims).padStart(6)}  ${String(t.killed).padStart(6)}  ${String(t.rows.reduce((n, r) => n + r.mutants.length, 0)).padStart(7)}`),
+  ].join("\n");
 }
 
 export function writeJson(path: string, data: unknown): void {

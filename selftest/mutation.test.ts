@@ -19,11 +19,11 @@ import type { RowResult } from "../fixtures/engine.ts";
 import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
-import { attribute, loadMutants, REPORT_PATH, runMutants, selector, type LoadedMutant } from "./mutate.ts";
-import { buildReport, formatTable, writeJson, writeReport, type MutantOutcome, type MutationReport } from "./mutation-report.ts";
+import { attribute, loadClaimTables, loadMutants, REPORT_PATH, runMutants, selector, type LoadedMutant } from "./mutate.ts";
+import { buildReport, byTable, formatTable, formatTables, writeJson, writeReport, type MutantOutcome, type MutationReport } from "./mutation-report.ts";
 import { startProxy } from "./proxy.ts";
 import { proxiedBaseline } from "./baseline.ts";
-import { PENDING_COPY_CONTROL } from "./mutants/leases-state.ts";
+import { PENDING_COPY_CONTROL } from "./mutants/lease-kit.ts";
 
 /** Mutants at once, beside those whose rows mostly wait (mutate.ts, runMutants). */
 const MUTANT_CONCURRENCY = 8;
@@ -44,6 +44,7 @@ await loadAllSuites();
 const all: LoadedMutant[] = await loadMutants();
 const mutants = all.filter((m) => !m.killRate);
 const BY_KILL_RATE = new Set(all.filter((m) => m.killRate).flatMap((m) => m.kills));
+const claimTables = await loadClaimTables();
 
 interface Work {
   direct: Promise<RowResult[]>;
@@ -177,9 +178,10 @@ describe("every mutant is killed", function () {
       mutationWallTimeSeconds: Math.round(seconds * 10) / 10,
       wallTimeSeconds: Math.round(process.uptime()),
       rowsNotKilled,
+      byTable: byTable(claimTables, results),
     });
     writeReport(REPORT_PATH, report);
-    console.log("\n" + formatTable(results) + "\n");
+    console.log("\n" + formatTable(results) + "\n\n" + formatTables(report.byTable!) + "\n");
     // The whole self-test's wall time is known only at exit: record it then.
     process.once("exit", () => {
       if (report) writeReport(REPORT_PATH, { ...report, wallTimeSeconds: Math.round(process.uptime()) });
@@ -188,6 +190,14 @@ describe("every mutant is killed", function () {
 
   it("has mutants", function () {
     expect(mutants.length).to.be.greaterThan(0);
+  });
+
+  it("every claim of every table that generates mutants has a generated mutant its row kills", function () {
+    expect(claimTables.map((t) => t.table), "tables").to.include.members(["T1 Container operations", "T2 Blob operations", "TB Table entities", "L Operations that honour a blob lease", "Q Queue settings (last writer wins)"]);
+    const missing = (report?.byTable ?? []).flatMap((t) => t.claimsNotKilled.map((c) => `${t.table} (${t.kind}): ${c}`));
+    expect(missing, missing.join("\n")).to.deep.equal([]);
+    const unknown = claimTables.flatMap((t) => t.claims.flatMap((c) => c.mutants.filter((m) => !mutants.some((x) => x.name === m)).map((m) => `${t.table}: ${m}`)));
+    expect(unknown, `claims naming no loaded mutant: ${unknown.join(", ")}`).to.deep.equal([]);
   });
 
   it("kills every T1 container-operations row with some mutant", function () {

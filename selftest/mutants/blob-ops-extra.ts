@@ -3,7 +3,7 @@
 // of these rows are pinned on Azurite: their mutant either adds a deviation
 // that makes them fail differently, or answers as the catalogue does so the
 // pin turns UNEXPECTED_PASS (said so in the description).
-import { blobOp, errorResponse, ok } from "./blob-ops.ts";
+import { blobOp, errorResponse, ok } from "./blob-kit.ts";
 import type { Mutant, ProxyRequest, ProxyResponse } from "./types.ts";
 
 const P = "blob/blob-ops/";

@@ -4,7 +4,7 @@
 // the disputed write pairs, a refusal whose write was applied anyway.
 import { claimOf, HEADERS, type OpClaim } from "../../suites/blob/conditional-claims.ts";
 import { READ_CASES, READ_ROWS, WRITE_CASES, WRITE_ROWS, type ReadCase, type WriteCase } from "../../suites/blob/conditional-combined.spec.ts";
-import { errorResponse } from "./blob-ops.ts";
+import { errorResponse } from "./blob-kit.ts";
 import { isClaimOp } from "./conditional.ts";
 import type { Mutant, ProxyRequest } from "./types.ts";
 

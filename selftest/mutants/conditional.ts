@@ -5,8 +5,9 @@
 // does not, a target that evaluates it. Each names its cell; a new claim
 // brings its mutants with it.
 import { ALL_CELLS, HEADER_LABEL, type Cell, type OpClaim } from "../../suites/blob/conditional-claims.ts";
-import { abortAnswer, errorResponse, pendingCopy } from "./blob-ops.ts";
-import { query, segments, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { abortAnswer, errorResponse } from "./blob-kit.ts";
+import { pendingCopy } from "./lease-kit.ts";
+import { query, segments, type ClaimTable, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 /** The request is the claim's operation (its method, level, comp and copy source). */
 export function isClaimOp(claim: OpClaim, req: ProxyRequest): boolean {
@@ -78,4 +79,27 @@ function evaluates(cell: Cell): Mutant {
   };
 }
 
-export const MUTANTS: Mutant[] = ALL_CELLS.flatMap((cell) => (cell.evaluated ? [ignores(cell), wrongRefusal(cell)] : [evaluates(cell)]));
+/**
+ * Each cell's mutants; the first of each operation's (its first header's)
+ * also names the operation's `doc` cell `<row>/conditional`, computed from the
+ * header rows, so that cell is shown to fail with them.
+ */
+const GENERATED = ALL_CELLS.map((cell) => {
+  const mutants = cell.evaluated ? [ignores(cell), wrongRefusal(cell)] : [evaluates(cell)];
+  if (ALL_CELLS.find((c) => c.claim === cell.claim) === cell) mutants[0] = { ...mutants[0], kills: [...mutants[0].kills, `${cell.claim.row}/conditional`] };
+  return { cell, mutants };
+});
+
+export const MUTANTS: Mutant[] = GENERATED.flatMap((g) => g.mutants);
+
+export const CLAIM_TABLES: ClaimTable[] = [
+  {
+    table: "C Conditional requests (per header)",
+    kind: "Accepts conditional headers",
+    claims: GENERATED.map((g) => ({
+      claim: `${g.cell.claim.operation}, ${g.cell.wireHeader}: ${g.cell.evaluated ? "evaluated" : "not evaluated"}`,
+      row: g.cell.id,
+      mutants: g.mutants.map((m) => m.name),
+    })),
+  },
+];

@@ -59,24 +59,6 @@ function fakeSuccess(req: ProxyRequest, status: number, etag?: string): ProxyRes
 }
 
 
-function dropEtag(...ops: ContainerOp[]) {
-  return (req: ProxyRequest, res: ProxyResponse) => {
-    if (is(req, ...ops) && ok(res)) delete res.headers["etag"];
-  };
-}
-
-function addEtag(...ops: ContainerOp[]) {
-  return (req: ProxyRequest, res: ProxyResponse) => {
-    if (is(req, ...ops) && ok(res)) res.headers["etag"] = '"0x8DC0FFEE0000001"';
-  };
-}
-
-function stripHeaders(ops: ContainerOp[], names: string[]) {
-  return (req: ProxyRequest) => {
-    if (is(req, ...ops)) for (const n of names) delete req.headers[n];
-  };
-}
-
 const DATE_CONDITIONS = ["if-modified-since", "if-unmodified-since"];
 
 /**
@@ -103,12 +85,6 @@ const STALE = '"0x8D0000000000000"';
 export const MUTANTS: Mutant[] = [
   // Create Container
   {
-    name: "container-ops-create-no-etag",
-    description: "Create Container answers without an ETag",
-    kills: [`${P}create-container/etag`],
-    onResponse: dropEtag("create"),
-  },
-  {
     name: "container-ops-create-stale-etag",
     description: "Create Container answers an ETag other than the container's",
     kills: [`${P}create-container/etag`],
@@ -116,32 +92,7 @@ export const MUTANTS: Mutant[] = [
       if (is(req, "create") && ok(res)) res.headers["etag"] = STALE;
     },
   },
-  {
-    name: "container-ops-create-evaluates-if-match",
-    description: "Create Container evaluates If-Match (412 ConditionNotMet for a non-matching one)",
-    kills: [`${P}create-container/conditional`],
-    onRequest(req) {
-      if (is(req, "create") && req.headers["if-match"]) return errorResponse(req, 412, "ConditionNotMet");
-    },
-  },
   // Get Container Properties
-  {
-    name: "container-ops-get-properties-no-etag",
-    description: "Get Container Properties answers without an ETag",
-    kills: [`${P}get-container-properties/etag`],
-    onResponse: dropEtag("get-properties"),
-  },
-  {
-    name: "container-ops-get-properties-etag-frozen",
-    description: "Get Container Properties keeps answering the ETag it first reported, whatever changed since",
-    kills: [`${P}get-container-properties/etag`, `${P}set-container-metadata/etag`],
-    onResponse(req, res, state) {
-      if (!is(req, "get-properties") || !ok(res) || !res.headers["etag"]) return;
-      const key = `etag:${container(req)}`;
-      if (!state.has(key)) state.set(key, res.headers["etag"]);
-      res.headers["etag"] = state.get(key) as string;
-    },
-  },
   {
     name: "container-ops-get-properties-etag-unstable",
     description: "Get Container Properties answers a new ETag on every read, though nothing changed",
@@ -153,87 +104,8 @@ export const MUTANTS: Mutant[] = [
       res.headers["etag"] = `"0x8DC${n.toString(16).toUpperCase().padStart(12, "0")}"`;
     },
   },
-  {
-    name: "container-ops-get-properties-evaluates-conditions",
-    description: "Get Container Properties evaluates If-Match (412) and If-None-Match (304)",
-    kills: [`${P}get-container-properties/conditional`],
-    onRequest(req) {
-      if (!is(req, "get-properties")) return;
-      if (req.headers["if-match"]) return errorResponse(req, 412, "ConditionNotMet");
-      if (req.headers["if-none-match"]) return errorResponse(req, 304, "ConditionNotMet");
-    },
-  },
-  {
-    name: "container-ops-get-properties-304-on-if-none-match",
-    description: "Get Container Properties answers 304 to a matching If-None-Match",
-    kills: [`${P}get-container-properties/conditional`],
-    onResponse(req, res) {
-      if (is(req, "get-properties") && ok(res) && req.headers["if-none-match"] && req.headers["if-none-match"] === res.headers["etag"]) {
-        res.status = 304;
-        res.body = Buffer.alloc(0);
-      }
-    },
-  },
   // Get Container Metadata
-  {
-    name: "container-ops-get-metadata-no-etag",
-    description: "Get Container Metadata answers without an ETag",
-    kills: [`${P}get-container-metadata/etag`],
-    onResponse: dropEtag("get-metadata"),
-  },
-  {
-    name: "container-ops-get-metadata-stale-etag",
-    description: "Get Container Metadata answers an ETag other than the container's",
-    kills: [`${P}get-container-metadata/etag`],
-    onResponse(req, res) {
-      if (is(req, "get-metadata") && ok(res)) res.headers["etag"] = STALE;
-    },
-  },
-  {
-    name: "container-ops-get-metadata-evaluates-if-none-match",
-    description: "Get Container Metadata answers 304 to a matching If-None-Match",
-    kills: [`${P}get-container-metadata/conditional`],
-    onResponse(req, res) {
-      if (is(req, "get-metadata") && ok(res) && req.headers["if-none-match"] === res.headers["etag"]) {
-        res.status = 304;
-        res.body = Buffer.alloc(0);
-      }
-    },
-  },
-  {
-    name: "container-ops-get-metadata-evaluates-if-match",
-    description: "Get Container Metadata answers 412 to a non-matching If-Match",
-    kills: [`${P}get-container-metadata/conditional`],
-    onResponse(req, res) {
-      const im = req.headers["if-match"];
-      if (is(req, "get-metadata") && ok(res) && im && im !== "*" && im !== res.headers["etag"]) {
-        Object.assign(res, errorResponse(req, 412, "ConditionNotMet"));
-      }
-    },
-  },
   // Set Container Metadata
-  {
-    name: "container-ops-set-metadata-no-etag",
-    description: "Set Container Metadata answers without an ETag",
-    kills: [`${P}set-container-metadata/etag`],
-    onResponse: dropEtag("set-metadata"),
-  },
-  {
-    name: "container-ops-set-metadata-etag-unchanged",
-    description: "Set Container Metadata answers the ETag the container had before the write (replayed)",
-    kills: [`${P}set-container-metadata/etag`],
-    onResponse(req, res, state) {
-      const key = `etag:${container(req)}`;
-      if (is(req, "get-properties", "create") && ok(res) && res.headers["etag"]) state.set(key, res.headers["etag"]);
-      if (is(req, "set-metadata") && ok(res) && state.has(key)) res.headers["etag"] = state.get(key) as string;
-    },
-  },
-  {
-    name: "container-ops-set-metadata-ignores-if-modified-since",
-    description: "Set Container Metadata ignores If-Modified-Since (stripped: the write is applied)",
-    kills: [`${P}set-container-metadata/conditional`],
-    onRequest: stripHeaders(["set-metadata"], ["if-modified-since"]),
-  },
   {
     name: "container-ops-set-metadata-412-reported-200",
     description: "Set Container Metadata reports success for a failing If-Modified-Since (write not applied)",
@@ -283,28 +155,6 @@ export const MUTANTS: Mutant[] = [
   },
   // Get Container ACL
   {
-    name: "container-ops-get-acl-no-etag",
-    description: "Get Container ACL answers without an ETag",
-    kills: [`${P}get-container-acl/etag`],
-    onResponse: dropEtag("get-acl"),
-  },
-  {
-    name: "container-ops-get-acl-stale-etag",
-    description: "Get Container ACL answers an ETag other than the container's",
-    kills: [`${P}get-container-acl/etag`],
-    onResponse(req, res) {
-      if (is(req, "get-acl") && ok(res)) res.headers["etag"] = STALE;
-    },
-  },
-  {
-    name: "container-ops-get-acl-evaluates-if-match",
-    description: "Get Container ACL answers 412 to any If-Match",
-    kills: [`${P}get-container-acl/conditional`],
-    onRequest(req) {
-      if (is(req, "get-acl") && req.headers["if-match"]) return errorResponse(req, 412, "ConditionNotMet");
-    },
-  },
-  {
     name: "container-ops-get-acl-policy-not-read-back",
     description: "Get Container ACL answers an empty SignedIdentifiers list whatever was stored",
     kills: [`${P}set-container-acl/propagation`, `${P}set-container-acl/conditional`],
@@ -315,28 +165,6 @@ export const MUTANTS: Mutant[] = [
     },
   },
   // Set Container ACL
-  {
-    name: "container-ops-set-acl-no-etag",
-    description: "Set Container ACL answers without an ETag",
-    kills: [`${P}set-container-acl/etag`],
-    onResponse: dropEtag("set-acl"),
-  },
-  {
-    name: "container-ops-set-acl-etag-unchanged",
-    description: "Set Container ACL answers the ETag the container had before the write (replayed)",
-    kills: [`${P}set-container-acl/etag`],
-    onResponse(req, res, state) {
-      const key = `etag:${container(req)}`;
-      if (is(req, "get-properties", "create") && ok(res) && res.headers["etag"]) state.set(key, res.headers["etag"]);
-      if (is(req, "set-acl") && ok(res) && state.has(key)) res.headers["etag"] = state.get(key) as string;
-    },
-  },
-  {
-    name: "container-ops-set-acl-412-reported-200-applied",
-    description: "Set Container ACL ignores If-Unmodified-Since: a failing one is stripped and the write applied (200)",
-    kills: [`${P}set-container-acl/conditional`],
-    onRequest: stripHeaders(["set-acl"], ["if-unmodified-since"]),
-  },
   {
     name: "container-ops-set-acl-412-reported-200",
     description: "Set Container ACL reports success for a failing If-Unmodified-Since (write not applied)",
@@ -369,24 +197,6 @@ export const MUTANTS: Mutant[] = [
   },
   // Delete Container
   {
-    name: "container-ops-delete-adds-etag",
-    description: "Delete Container answers with an ETag",
-    kills: [`${P}delete-container/etag`],
-    onResponse: addEtag("delete"),
-  },
-  {
-    name: "container-ops-delete-ignores-if-unmodified-since",
-    description: "Delete Container ignores If-Unmodified-Since (stripped: the container is deleted)",
-    kills: [`${P}delete-container/conditional`],
-    onRequest: stripHeaders(["delete"], ["if-unmodified-since"]),
-  },
-  {
-    name: "container-ops-delete-ignores-if-modified-since",
-    description: "Delete Container ignores If-Modified-Since (stripped: the container is deleted)",
-    kills: [`${P}delete-container/conditional`],
-    onRequest: stripHeaders(["delete"], ["if-modified-since"]),
-  },
-  {
     name: "container-ops-delete-412-reported-202",
     description: "Delete Container reports 202 for a failing condition but keeps the container",
     kills: [`${P}delete-container/conditional`],
@@ -410,31 +220,11 @@ export const MUTANTS: Mutant[] = [
   },
   // Lease Container
   {
-    name: "container-ops-lease-no-etag",
-    description: "Lease Container answers without an ETag",
-    kills: [`${P}lease-container/etag`],
-    onResponse: dropEtag("lease"),
-  },
-  {
-    name: "container-ops-lease-ignores-conditions",
-    description: "Lease Container ignores If-Modified-Since and If-Unmodified-Since (stripped)",
-    kills: [`${P}lease-container/conditional`],
-    onRequest: stripHeaders(["lease"], DATE_CONDITIONS),
-  },
-  {
     name: "container-ops-lease-refuses-holding-condition",
     description: "Lease Container refuses every conditional acquire, holding or not (412)",
     kills: [`${P}lease-container/conditional`],
     onRequest(req) {
       if (is(req, "lease") && DATE_CONDITIONS.some((h) => req.headers[h])) return errorResponse(req, 412, "ConditionNotMet");
-    },
-  },
-  {
-    name: "container-ops-lease-stale-etag",
-    description: "Lease Container answers an ETag other than the container's",
-    kills: [`${P}lease-container/etag`],
-    onResponse(req, res) {
-      if (is(req, "lease") && ok(res)) res.headers["etag"] = STALE;
     },
   },
   {
@@ -457,12 +247,6 @@ export const MUTANTS: Mutant[] = [
   },
   // List Blobs
   {
-    name: "container-ops-list-blobs-adds-etag",
-    description: "List Blobs answers with an ETag",
-    kills: [`${P}list-blobs/etag`],
-    onResponse: addEtag("list-blobs"),
-  },
-  {
     name: "container-ops-list-blobs-omits-blobs",
     description: "List Blobs answers an empty listing (body rewritten)",
     kills: [`${P}list-blobs/etag`],
@@ -470,26 +254,6 @@ export const MUTANTS: Mutant[] = [
       if (is(req, "list-blobs") && ok(res)) {
         res.body = Buffer.from(res.body.toString("utf8").replace(/<Blobs>[\s\S]*<\/Blobs>/, "<Blobs />"));
       }
-    },
-  },
-  {
-    name: "container-ops-list-blobs-evaluates-if-none-match",
-    description: "List Blobs answers 304 to an If-None-Match equal to the container's ETag",
-    kills: [`${P}list-blobs/conditional`],
-    async onResponse(req, res, state) {
-      if (is(req, "get-properties") && ok(res) && res.headers["etag"]) state.set(`etag:${container(req)}`, res.headers["etag"]);
-      if (is(req, "list-blobs") && ok(res) && req.headers["if-none-match"] && req.headers["if-none-match"] === state.get(`etag:${container(req)}`)) {
-        res.status = 304;
-        res.body = Buffer.alloc(0);
-      }
-    },
-  },
-  {
-    name: "container-ops-list-blobs-evaluates-if-match",
-    description: "List Blobs answers 412 to any If-Match",
-    kills: [`${P}list-blobs/conditional`],
-    onRequest(req) {
-      if (is(req, "list-blobs") && req.headers["if-match"]) return errorResponse(req, 412, "ConditionNotMet");
     },
   },
 ];

@@ -12,7 +12,8 @@ import { CONTAINER_OPS, CONTAINER_OPS_PREFIX } from "../../suites/blob/container
 import { QUEUE_OPERATIONS } from "../../suites/queue/queue-claims.ts";
 import { ENTITY_OPS, ENTITY_OPS_PREFIX } from "../../suites/table/entity-ops-claims.ts";
 import { operationFamily, type Service } from "../../model/result.ts";
-import { abortAnswer, pendingCopy } from "./blob-ops.ts";
+import { abortAnswer } from "./blob-kit.ts";
+import { pendingCopy } from "./lease-kit.ts";
 import { operation, query, segments, type ClaimTable, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 interface EtagClaim {

@@ -1,7 +1,7 @@
 // Mutants for G General behaviour on blobs (suites/general/consistency.spec.ts,
 // optimistic.spec.ts): a stale read served after a write, an implicit
 // condition on unconditional writes, a swallowed 412, and a race with two winners.
-import { blobKey, blobOp, errorResponse, isOp, ok } from "./blob-ops.ts";
+import { blobKey, blobOp, errorResponse, isOp, ok } from "./blob-kit.ts";
 import { toSuccess, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 const CONDITIONALS = ["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"];

@@ -6,7 +6,7 @@
 import { LEASED_CONDITIONAL } from "../../suites/blob/lease-ops-claims.ts";
 import { HEADERS } from "../../suites/blob/conditional-claims.ts";
 import { isClaimOp } from "./conditional.ts";
-import type { Mutant } from "./types.ts";
+import type { ClaimTable, Mutant } from "./types.ts";
 
 const isLeaseAction = (url: string) => /[?&]comp=lease(&|$)/.test(url);
 
@@ -22,3 +22,11 @@ export const MUTANTS: Mutant[] = LEASED_CONDITIONAL.map(({ op, claim }) => ({
     for (const h of HEADERS) delete req.headers[h];
   },
 }));
+
+export const CLAIM_TABLES: ClaimTable[] = [
+  {
+    table: "L Operations that honour a blob lease",
+    kind: "conditions with the lease ID",
+    claims: MUTANTS.map((m) => ({ claim: `${m.description.replace(/ skips .*/, "")}: a lease does not replace the conditions`, row: m.kills[0], mutants: [m.name] })),
+  },
+];

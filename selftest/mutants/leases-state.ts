@@ -5,77 +5,11 @@
 // copy the proxy keeps pending), and the pinned lease rows (a mutant that
 // answers as the catalogue does must turn their pin into UNEXPECTED_PASS).
 //
-// Most mutants need to know a resource's lease as the target sees it: the
-// proxy follows it from the lease actions it forwards and the lease state the
-// target reports on reads (track()), never from the rows' own code.
-import { blobOp, errorResponse, type BlobOp } from "./blob-ops.ts";
-import { query, segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
-
-type LeaseState = "available" | "leased" | "breaking" | "broken" | "expired";
-/** The lease-state table's columns: the lease states, and an Expired lease whose blob was then written. */
-type Column = LeaseState | "expired-modified";
-
-interface Tracked {
-  state: LeaseState;
-  /** The active lease's ID, as granted by the target. */
-  holder?: string;
-  /** Acquired with a finite duration. */
-  finite?: boolean;
-  /** x-ms-lease-duration of the acquire. */
-  duration?: string;
-  /** The blob was written while the lease read Expired (the lease's ID, A, is kept in holder). */
-  writtenAfterExpiry?: boolean;
-}
-
-const WRITES: BlobOp[] = ["put-blob", "set-blob-properties", "set-blob-metadata", "put-block", "put-block-list", "put-page"];
-const isLease = (req: ProxyRequest) => req.service === "blob" && req.method === "PUT" && query(req).get("comp") === "lease";
-const isContainer = (req: ProxyRequest) => req.service === "blob" && segments(req).length === 1 && query(req).get("restype") === "container";
-const action = (req: ProxyRequest) => (req.headers["x-ms-lease-action"] ?? "").toLowerCase();
-const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
-const code = (res: ProxyResponse) => res.headers["x-ms-error-code"] ?? /<Code>([^<]+)<\/Code>/.exec(res.body.toString("utf8"))?.[1];
-const keyOf = (req: ProxyRequest) => `lease:${segments(req).join("/")}`;
-const sameId = (a?: string, b?: string) => !!a && !!b && a.toLowerCase() === b.toLowerCase();
-const locked = (t: Tracked) => t.state === "leased" || t.state === "breaking";
-
-function tracked(req: ProxyRequest, state: MutantState): Tracked {
-  return (state.get(keyOf(req)) as Tracked | undefined) ?? { state: "available" };
-}
-
-/** Follows the lease of the resource `req` addresses, from the target's own (unmutated) answer. */
-function track(req: ProxyRequest, res: ProxyResponse, state: MutantState): void {
-  if (req.service !== "blob") return;
-  const key = keyOf(req);
-  const cur = tracked(req, state);
-  if (isLease(req)) {
-    if (!ok(res)) return;
-    const granted = res.headers["x-ms-lease-id"] ?? req.headers["x-ms-proposed-lease-id"];
-    switch (action(req)) {
-      case "acquire":
-        state.set(key, { state: "leased", holder: granted, finite: (req.headers["x-ms-lease-duration"] ?? "-1") !== "-1", duration: req.headers["x-ms-lease-duration"] });
-        break;
-      case "renew":
-        state.set(key, { ...cur, state: "leased" });
-        break;
-      case "change":
-        state.set(key, { ...cur, holder: granted });
-        break;
-      case "release":
-        state.set(key, { state: "available" });
-        break;
-      case "break":
-        state.set(key, { ...cur, state: Number(res.headers["x-ms-lease-time"] ?? "0") > 0 ? "breaking" : "broken" });
-        break;
-    }
-    return;
-  }
-  if (ok(res) && cur.state === "expired" && WRITES.includes(blobOp(req)!)) {
-    state.set(key, { ...cur, writtenAfterExpiry: true });
-    return;
-  }
-  const reported = res.headers["x-ms-lease-state"];
-  if (ok(res) && reported && (req.method === "HEAD" || req.method === "GET")) state.set(key, { ...cur, state: reported as LeaseState });
-}
-
+// Most mutants need to know a resource's lease as the target sees it
+// (lease-kit.ts, track()).
+import { blobOp, errorResponse } from "./blob-kit.ts";
+import { action, code, isContainer, isLease, keyOf, locked, sameId, track, tracked, type Column, type LeaseState } from "./lease-kit.ts";
+import { toSuccess, type Mutant } from "./types.ts";
 
 const S = "blob/lease/state/";
 /** Lease-state cells: cells("renew", "leased", "expired") → blob/lease/state/renew/leased, …/renew/expired. */
@@ -104,65 +38,7 @@ function outcomeSwapped(verb: "renew" | "change" | "release", kills: string[]): 
   };
 }
 
-/**
- * A copy kept pending (Azurite completes copies at once, so Abort Copy Blob
- * could never be tried): Copy Blob answers pending, reads report the copy
- * pending until an Abort Copy Blob, which the proxy answers through `abort`
- * with the lease the target holds on the destination. The same simulation with
- * the catalogue's rules is PENDING_COPY_CONTROL, which the self-test runs to
- * show the simulation alone changes no verdict.
- */
-function pendingCopy(name: string, description: string, kills: string[], abort: (req: ProxyRequest, lease: Tracked) => ProxyResponse): Mutant {
-  const copyKey = (req: ProxyRequest) => `copy:${segments(req).join("/")}`;
-  return {
-    name,
-    description,
-    kills,
-    onRequest(req, state) {
-      if (blobOp(req) !== "abort-copy-blob" || state.get(copyKey(req)) !== "pending") return;
-      const answer = abort(req, tracked(req, state));
-      if (ok(answer)) state.set(copyKey(req), "aborted");
-      return answer;
-    },
-    onResponse(req, res, state) {
-      track(req, res, state);
-      const op = blobOp(req);
-      if (op === "copy-blob" && res.status === 202) {
-        res.headers["x-ms-copy-status"] = "pending";
-        state.set(copyKey(req), "pending");
-      } else if ((op === "get-blob" || op === "get-blob-properties") && ok(res) && state.has(copyKey(req))) {
-        res.headers["x-ms-copy-status"] = state.get(copyKey(req)) as string;
-      }
-    },
-  };
-}
 
-const aborted = (req: ProxyRequest): ProxyResponse => ({
-  status: 204,
-  headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
-  body: Buffer.alloc(0),
-});
-
-/** Abort Copy Blob as the catalogue has it: the destination's active lease needs its ID; an ID on an unleased blob is refused. */
-function abortAsDocumented(req: ProxyRequest, lease: Tracked): ProxyResponse {
-  const id = req.headers["x-ms-lease-id"];
-  if (locked(lease) && !id) return errorResponse(req, 412, "LeaseIdMissing");
-  if (locked(lease) && !sameId(id, lease.holder)) return errorResponse(req, 412, "LeaseIdMismatchWithBlobOperation");
-  if (!locked(lease) && id) return errorResponse(req, 412, "LeaseNotPresentWithBlobOperation");
-  return aborted(req);
-}
-
-const ABORT = "blob/lease-ops/abort-copy-blob/";
-
-/** Not a mutant: the pending-copy simulation with no deviation. Every row it names must PASS through it. */
-export const PENDING_COPY_CONTROL: Mutant = pendingCopy(
-  "leases-state-pending-copy-control",
-  "Control: copies kept pending, Abort Copy Blob answered as documented (204, no ETag, conditions ignored, lease honoured)",
-  ["blob/blob-ops/abort-copy-blob/", ABORT],
-  abortAsDocumented,
-);
-
-const SHARED_READS: BlobOp[] = ["get-blob-properties", "get-blob-metadata", "get-block-list", "get-page-ranges"];
 const WITH_ID_OPS = [
   "get-blob",
   "get-blob-properties",
@@ -301,38 +177,6 @@ export const MUTANTS: Mutant[] = [
     },
     onResponse: track,
   },
-  {
-    name: "leases-state-shared-reads-need-id",
-    description: "Reads of a leased blob other than Get Blob (Get Blob Properties, Get Blob Metadata, Get Block List, Get Page Ranges) without the lease ID are refused 412 LeaseIdMissing",
-    kills: SHARED_READS.map((op) => `blob/lease-ops/${op}/without-id`),
-    onRequest(req, state) {
-      const op = blobOp(req);
-      if (op && SHARED_READS.includes(op) && !req.headers["x-ms-lease-id"] && locked(tracked(req, state))) return errorResponse(req, 412, "LeaseIdMissing");
-    },
-    onResponse: track,
-  },
-  {
-    name: "leases-state-snapshot-needs-id",
-    description: "Snapshot Blob of a leased blob without the lease ID is refused 412 LeaseIdMissing (the ID is optional)",
-    kills: ["blob/lease-ops/snapshot-blob/without-id"],
-    onRequest(req, state) {
-      if (blobOp(req) === "snapshot-blob" && !req.headers["x-ms-lease-id"] && locked(tracked(req, state))) return errorResponse(req, 412, "LeaseIdMissing");
-    },
-    onResponse: track,
-  },
-  // Abort Copy Blob under a lease, on a copy the proxy keeps pending.
-  pendingCopy(
-    "leases-state-abort-copy-lease-ignored",
-    "Abort Copy Blob (of a copy the proxy keeps pending) ignores the destination's lease: aborted (204) without the ID, with a wrong ID, or with an ID on an unleased blob",
-    [`${ABORT}without-id`, `${ABORT}wrong-id`, `${ABORT}unleased-with-id`],
-    (req) => aborted(req),
-  ),
-  pendingCopy(
-    "leases-state-abort-copy-holder-refused",
-    "Abort Copy Blob (of a copy the proxy keeps pending) refuses the holder's own lease ID (412 LeaseIdMismatchWithBlobOperation)",
-    [`${ABORT}with-id`],
-    (req, lease) => (locked(lease) && req.headers["x-ms-lease-id"] ? errorResponse(req, 412, "LeaseIdMismatchWithBlobOperation") : abortAsDocumented(req, lease)),
-  ),
   // An Expired lease whose blob was then written (column expired-modified).
   {
     name: "leases-state-renew-after-write",

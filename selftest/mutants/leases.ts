@@ -1,27 +1,9 @@
 // Mutants for section L, leases (suites/blob/lease*.spec.ts,
 // suites/blob/container-lease.spec.ts): each one a documented way a target
 // could get leases wrong, named with the rows that must catch it.
-import { blobOp, type BlobOp } from "./blob-ops.ts";
+import { blobOp } from "./blob-kit.ts";
 import { query, segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
-const SUCCESS: Record<BlobOp, number> = {
-  "put-blob": 201,
-  "get-blob": 200,
-  "get-blob-properties": 200,
-  "set-blob-properties": 200,
-  "get-blob-metadata": 200,
-  "set-blob-metadata": 200,
-  "delete-blob": 202,
-  "put-block": 201,
-  "put-block-list": 201,
-  "get-block-list": 200,
-  "put-page": 201,
-  "get-page-ranges": 200,
-  "snapshot-blob": 201,
-  "copy-blob": 202,
-  "abort-copy-blob": 204,
-  "lease-blob": 200,
-};
 
 const isContainer = (req: ProxyRequest) => req.service === "blob" && segments(req).length === 1 && query(req).get("restype") === "container";
 const isLease = (req: ProxyRequest) => query(req).get("comp") === "lease" && req.method === "PUT";
@@ -56,43 +38,22 @@ function trackLeases(req: ProxyRequest, res: ProxyResponse, state: MutantState, 
   else if (a === "acquire" || a === "release" || a === "break") state.delete(key);
 }
 
-const LEASE_CODES = ["LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation"];
-
-/** The blob service stops enforcing leases on one operation: its lease refusals become successes. */
-function notEnforced(op: BlobOp): Mutant {
-  return {
-    name: `leases-${op}-not-enforced`,
-    description: `${op} ignores the blob's lease: a refusal for a missing, wrong or needless lease ID is answered as success`,
-    kills: [`blob/lease-ops/${op}/`, ...(op === "put-blob" ? ["blob/lease/write-without-id"] : [])],
-    onResponse(req, res) {
-      if (blobOp(req) !== op) return;
-      if (op === "lease-blob") {
-        if (res.status === 409) toSuccess(res, action(req) === "acquire" ? 201 : 200);
-        return;
-      }
-      if (res.status === 412 && LEASE_CODES.includes(code(res) ?? "")) toSuccess(res, SUCCESS[op]);
-    },
-  };
-}
-
 export const MUTANTS: Mutant[] = [
-  // blob/lease-ops/<op>: every operation of the seed's list (Abort Copy Blob
-  // is left out: Azurite completes copies at once, so its rows cannot run).
-  ...(Object.keys(SUCCESS) as BlobOp[]).filter((op) => op !== "abort-copy-blob").map(notEnforced),
+  // blob/lease/write-without-id (the lease-ops cells generate theirs: lease-ops-cells.ts).
+  {
+    name: "leases-put-blob-without-id-accepted",
+    description: "Put Blob without the lease ID on a leased blob is answered as a success (201), not 412 LeaseIdMissing",
+    kills: ["blob/lease/write-without-id"],
+    onResponse(req, res) {
+      if (blobOp(req) === "put-blob" && res.status === 412 && code(res) === "LeaseIdMissing") toSuccess(res, 201);
+    },
+  },
   {
     name: "leases-wrong-id-code-replaced",
     description: "A blob operation with a wrong lease ID is refused with LeaseIdMissing instead of LeaseIdMismatchWithBlobOperation",
     kills: ["blob/lease-ops/put-blob/wrong-id", "blob/lease-ops/get-blob/wrong-id", "blob/lease-ops/delete-blob/wrong-id"],
     onResponse(req, res) {
       replaceCode(res, "LeaseIdMismatchWithBlobOperation", "LeaseIdMissing");
-    },
-  },
-  {
-    name: "leases-unleased-id-ignored",
-    description: "A lease ID sent to an unleased blob is ignored (the write succeeds) instead of 412 LeaseNotPresentWithBlobOperation",
-    kills: ["blob/lease-ops/put-blob/unleased-with-id", "blob/lease-ops/set-blob-metadata/unleased-with-id"],
-    onResponse(req, res) {
-      if (res.status === 412 && code(res) === "LeaseNotPresentWithBlobOperation") toSuccess(res, SUCCESS[blobOp(req) ?? "put-blob"]);
     },
   },
   {

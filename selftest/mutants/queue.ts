@@ -176,17 +176,6 @@ export const MUTANTS: Mutant[] = [
     },
   },
   {
-    name: "queue-settings-first-writer-wins",
-    description: "A second Set Queue Metadata / Set Queue ACL on a queue is acknowledged but not applied",
-    kills: ["queue/queue-metadata/last-writer-wins", "queue/queue-acl/last-writer-wins"],
-    onRequest(req, state) {
-      if (!is(req, "set-metadata", "set-acl")) return;
-      const key = `written ${queueOp(req)} ${queueName(req)}`;
-      if (state.has(key)) return { status: 204, headers: { "x-ms-version": "2025-11-05", date: new Date().toUTCString() }, body: Buffer.alloc(0) };
-      state.set(key, true);
-    },
-  },
-  {
     name: "queue-service-properties-stale-read",
     description: "Get Queue Service Properties keeps answering the first value it served (later writes are not visible)",
     kills: ["queue/service-properties/last-writer-wins"],
@@ -194,32 +183,6 @@ export const MUTANTS: Mutant[] = [
       if (!is(req, "get-service-properties") || res.status !== 200) return;
       if (!state.has("first properties")) state.set("first properties", res.body);
       else res.body = state.get("first properties") as Buffer;
-    },
-  },
-  {
-    name: "queue-settings-evaluate-if-match",
-    description: "Set Queue Metadata / ACL / Service Properties evaluate If-Match: a stale one answers 412",
-    kills: ["queue/queue-metadata/last-writer-wins", "queue/queue-acl/last-writer-wins", "queue/service-properties/last-writer-wins"],
-    onRequest(req) {
-      const im = req.headers["if-match"];
-      if (is(req, "set-metadata", "set-acl", "set-service-properties") && im && im !== "*") return queueError(412, "ConditionNotMet");
-    },
-  },
-  {
-    name: "queue-update-evaluates-if-match",
-    description: "Update Message evaluates If-Match: a stale one answers 412",
-    kills: ["queue/update-message/last-writer-wins"],
-    onRequest(req) {
-      const im = req.headers["if-match"];
-      if (is(req, "update-message") && im && im !== "*") return queueError(412, "ConditionNotMet");
-    },
-  },
-  {
-    name: "queue-etag-added",
-    description: "Queue responses carry an ETag header",
-    kills: ["queue/no-etag"],
-    onResponse(req, res) {
-      if (req.service === "queue" && ok(res)) res.headers["etag"] = '"0x8DC0FFEE0000001"';
     },
   },
   {

@@ -27,16 +27,6 @@ function tableOp(req: ProxyRequest): TableOp | undefined {
 }
 
 const is = (req: ProxyRequest, ...ops: TableOp[]) => ops.includes(tableOp(req)!);
-const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
-const entityKey = (req: ProxyRequest) => new URL(req.url, "http://x").pathname;
-
-function tableError(status: number, code: string, message: string): ProxyResponse {
-  return {
-    status,
-    headers: { "content-type": "application/json;odata=minimalmetadata;streaming=true;charset=utf-8", "x-ms-version": "2019-02-02" },
-    body: Buffer.from(JSON.stringify({ "odata.error": { code, message: { lang: "en-US", value: message } } })),
-  };
-}
 
 function noContent(etag?: string): ProxyResponse {
   const headers: Record<string, string> = { "x-ms-version": "2019-02-02", date: new Date().toUTCString() };
@@ -97,105 +87,6 @@ function failedBatch(index: number): Buffer {
 }
 
 export const MUTANTS: Mutant[] = [
-  {
-    name: "table-query-wrong-etag",
-    description: "Query Entities lists every entity with an odata.etag that is not the entity's ETag",
-    kills: [`${P}query-entities/etag`],
-    onResponse(req, res) {
-      if (is(req, "query")) rewriteEntities(res, (es) => es.forEach((e) => "odata.etag" in e && (e["odata.etag"] = FAKE_ETAG)));
-    },
-  },
-  {
-    name: "table-read-evaluates-if-match",
-    description: "Query Entities / Get Entity evaluate If-Match: a non-matching one answers 412",
-    kills: [`${P}query-entities/if-match`],
-    onRequest(req) {
-      const im = req.headers["if-match"];
-      if (is(req, "query", "get") && im && im !== "*") return tableError(412, "UpdateConditionNotSatisfied", "The update condition specified in the request was not satisfied.");
-    },
-  },
-  {
-    name: "table-insert-no-etag",
-    description: "Insert Entity answers without an ETag header",
-    kills: [`${P}insert-entity/etag`],
-    onResponse(req, res) {
-      if (is(req, "insert") && ok(res)) delete res.headers["etag"];
-    },
-  },
-  {
-    name: "table-insert-evaluates-if-match",
-    description: "Insert Entity evaluates If-Match: a request carrying one that is not * answers 412",
-    kills: [`${P}insert-entity/if-match`],
-    onRequest(req) {
-      const im = req.headers["if-match"];
-      if (is(req, "insert") && im && im !== "*") return tableError(412, "UpdateConditionNotSatisfied", "The update condition specified in the request was not satisfied.");
-    },
-  },
-  {
-    name: "table-update-keeps-etag",
-    description: "Update / Merge Entity with an ETag answer with that same ETag (the ETag does not change)",
-    kills: [`${P}update-entity/etag`, `${P}merge-entity/etag`],
-    onResponse(req, res) {
-      const im = req.headers["if-match"];
-      if (is(req, "update", "merge") && ok(res) && im && im !== "*") res.headers["etag"] = im;
-    },
-  },
-  {
-    name: "table-update-ignores-if-match",
-    description: "Update Entity ignores If-Match (the proxy strips it, so a stale ETag overwrites)",
-    kills: [`${P}update-entity/if-match`],
-    onRequest(req) {
-      if (is(req, "update")) delete req.headers["if-match"];
-    },
-  },
-  {
-    name: "table-merge-ignores-if-match",
-    description: "Merge Entity ignores If-Match (the proxy strips it, so a stale ETag merges)",
-    kills: [`${P}merge-entity/if-match`],
-    onRequest(req) {
-      if (is(req, "merge")) delete req.headers["if-match"];
-    },
-  },
-  {
-    name: "table-delete-returns-etag",
-    description: "Delete Entity answers with an ETag header",
-    kills: [`${P}delete-entity/etag`],
-    onResponse(req, res) {
-      if (is(req, "delete") && ok(res)) res.headers["etag"] = FAKE_ETAG;
-    },
-  },
-  {
-    name: "table-delete-ignores-if-match",
-    description: "Delete Entity ignores the ETag in If-Match (deletes as if it were *)",
-    kills: [`${P}delete-entity/if-match`, `${P}delete-entity/if-match/malformed`],
-    onRequest(req) {
-      if (is(req, "delete") && req.headers["if-match"]) req.headers["if-match"] = "*";
-    },
-  },
-  {
-    name: "table-upsert-etag-unchanged",
-    description: "Insert Or Replace / Insert Or Merge answer with the entity's first ETag on every overwrite",
-    kills: [`${P}insert-or-replace-entity/etag`, `${P}insert-or-merge-entity/etag`],
-    onResponse(req, res, state) {
-      if (!is(req, "update", "merge") || req.headers["if-match"] || !ok(res)) return;
-      const key = `first-etag ${entityKey(req)}`;
-      if (!state.has(key)) state.set(key, res.headers["etag"]);
-      else res.headers["etag"] = state.get(key) as string;
-    },
-  },
-  {
-    name: "table-upsert-with-check",
-    description: "Insert Or Replace / Insert Or Merge refuse (412) to overwrite an entity another writer changed with If-Match",
-    kills: [`${P}insert-or-replace-entity/if-match`, `${P}insert-or-merge-entity/if-match`],
-    onRequest(req, state) {
-      if (is(req, "update", "merge") && !req.headers["if-match"] && state.has(`changed ${entityKey(req)}`)) {
-        return tableError(412, "UpdateConditionNotSatisfied", "The update condition specified in the request was not satisfied.");
-      }
-    },
-    onResponse(req, res, state) {
-      if (is(req, "update", "merge") && req.headers["if-match"] && ok(res)) state.set(`changed ${entityKey(req)}`, true);
-    },
-  },
   {
     name: "table-if-match-star-upserts",
     description: "Update / Merge Entity with If-Match: * insert a missing entity instead of answering 404",

@@ -93,3 +93,19 @@ export function operation(req: ProxyRequest): string {
   const u = new URL(req.url, "http://x");
   return operationOf({ service: req.service, method: req.method, path: u.pathname, query: u.searchParams, header: (n) => req.headers[n.toLowerCase()] }, "/devstoreaccount1");
 }
+
+/** An error answer in the service's own format (JSON for the table service, XML otherwise), as a target gives it. */
+export function errorAnswer(req: ProxyRequest, status: number, code: string): ProxyResponse {
+  const table = req.service === "table";
+  const body =
+    status === 304 || req.method === "HEAD"
+      ? ""
+      : table
+        ? JSON.stringify({ "odata.error": { code, message: { lang: "en-US", value: code } } })
+        : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`;
+  return {
+    status,
+    headers: { "content-type": table ? "application/json;odata=minimalmetadata" : "application/xml", "x-ms-error-code": code, "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
+    body: Buffer.from(body),
+  };
+}

@@ -5,7 +5,7 @@
 // legal variation, a window ending one second late, which must fail nothing
 // (selftest/windows.test.ts); it is not a mutant.
 import { WINDOWS, type WindowClaim } from "../../suites/general/window-claims.ts";
-import { query, segments, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { query, segments, type ClaimTable, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 /** The request as the window's wire description reads it. */
 function opens(claim: WindowClaim, req: ProxyRequest): boolean {
@@ -85,7 +85,7 @@ export const LATE_VARIATIONS: { claim: WindowClaim; variation: Mutant }[] = WIND
   ),
 }));
 
-export const MUTANTS: Mutant[] = WINDOWS.map((claim) =>
+const GENERATED = WINDOWS.map((claim) =>
   windowLength(
     claim,
     `window-${slug(claim)}-ends-at-half`,
@@ -94,3 +94,13 @@ export const MUTANTS: Mutant[] = WINDOWS.map((claim) =>
     [claim.id],
   ),
 );
+
+export const MUTANTS: Mutant[] = GENERATED;
+
+export const CLAIM_TABLES: ClaimTable[] = [
+  {
+    table: "Windows (catalogue L and Q, both ends)",
+    kind: "holds until its end",
+    claims: WINDOWS.map((claim, i) => ({ claim: `a ${claim.kind} window holds until its end`, row: claim.id, mutants: [GENERATED[i].name] })),
+  },
+];

@@ -15,6 +15,8 @@ export interface EntityOpClaim {
   rest: string;
   /** It makes a new entity: there is no earlier ETag it could answer. */
   creates?: boolean;
+  /** How it writes, if it does: conditionally (If-Match), or as an upsert (no concurrency check at all). */
+  writes?: "conditional" | "upsert";
 }
 
 export const ENTITY_OPS_PREFIX = "table/entity-ops/";
@@ -22,9 +24,9 @@ export const ENTITY_OPS_PREFIX = "table/entity-ops/";
 export const ENTITY_OPS: EntityOpClaim[] = [
   { slug: "query-entities", operation: "Query Entities", etag: true, ifMatch: false, rest: "Query Entities (odata.etag per entity), Get Entity (ETag header)" },
   { slug: "insert-entity", operation: "Insert Entity", etag: true, ifMatch: false, rest: "Insert Entity", creates: true },
-  { slug: "update-entity", operation: "Update Entity", etag: true, ifMatch: true, rest: "Update Entity" },
-  { slug: "merge-entity", operation: "Merge Entity", etag: true, ifMatch: true, rest: "Merge Entity" },
-  { slug: "delete-entity", operation: "Delete Entity", etag: false, ifMatch: true, rest: "Delete Entity" },
-  { slug: "insert-or-replace-entity", operation: "Insert Or Replace Entity", etag: true, ifMatch: false, rest: "Insert Or Replace Entity" },
-  { slug: "insert-or-merge-entity", operation: "Insert Or Merge Entity", etag: true, ifMatch: false, rest: "Insert Or Merge Entity" },
+  { slug: "update-entity", operation: "Update Entity", etag: true, ifMatch: true, rest: "Update Entity", writes: "conditional" },
+  { slug: "merge-entity", operation: "Merge Entity", etag: true, ifMatch: true, rest: "Merge Entity", writes: "conditional" },
+  { slug: "delete-entity", operation: "Delete Entity", etag: false, ifMatch: true, rest: "Delete Entity", writes: "conditional" },
+  { slug: "insert-or-replace-entity", operation: "Insert Or Replace Entity", etag: true, ifMatch: false, rest: "Insert Or Replace Entity", writes: "upsert" },
+  { slug: "insert-or-merge-entity", operation: "Insert Or Merge Entity", etag: true, ifMatch: false, rest: "Insert Or Merge Entity", writes: "upsert" },
 ];
