@@ -14,7 +14,8 @@ import { ENTITY_OPS, ENTITY_OPS_PREFIX } from "../../suites/table/entity-ops-cla
 import { operationFamily, type Service } from "../../model/result.ts";
 import { abortAnswer } from "./blob-kit.ts";
 import { pendingCopy } from "./lease-kit.ts";
-import { operation, query, segments, type ClaimTable, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { before, entityKey, listed, remember, resource } from "./etag-kit.ts";
+import { operation, type ClaimTable, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 interface EtagClaim {
   table: string;
@@ -47,51 +48,6 @@ const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
 const isOp = (claim: EtagClaim, req: ProxyRequest) => req.service === claim.service && operationFamily(operation(req)) === claim.operation;
 const slug = (claim: EtagClaim) => claim.operation.toLowerCase().replace(/[^a-z0-9]+/g, "-");
 const FAKE_ETAG = '"0x8DC0FFEE0000042"';
-
-/** The resource a request is about: a container, a blob (or one of its snapshots), a table entity (an insert names it in its body). */
-function resource(req: ProxyRequest): string {
-  const snapshot = query(req).get("snapshot");
-  const segs = segments(req);
-  if (req.service === "table" && req.method === "POST" && segs.length === 1 && !segs[0].startsWith("$") && segs[0] !== "Tables") {
-    try {
-      return entityKey(req, JSON.parse(req.body.toString("utf8")) as Listed);
-    } catch {
-      // not an entity body: keyed by its path
-    }
-  }
-  return `${req.service}:${segs.join("/")}${snapshot ? `?snapshot=${snapshot}` : ""}`;
-}
-
-// Table entities listed by Query Entities carry their ETags in the body, one per entity.
-type Listed = { PartitionKey?: string; RowKey?: string; "odata.etag"?: string };
-const entityKey = (req: ProxyRequest, e: Listed) => `table:${segments(req)[0]?.replace(/\(.*$/, "")}(PartitionKey='${e.PartitionKey}',RowKey='${e.RowKey}')`;
-
-function listed(res: ProxyResponse): { body: { value?: Listed[] }; entities: Listed[] } | undefined {
-  if (!(res.headers["content-type"] ?? "").includes("json")) return undefined;
-  try {
-    const body = JSON.parse(res.body.toString("utf8")) as { value?: Listed[] };
-    return Array.isArray(body.value) ? { body, entities: body.value } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every distinct ETag each resource answered with, in order: what the target said before the rewrite. */
-function remember(req: ProxyRequest, res: ProxyResponse, state: MutantState): void {
-  if (!ok(res)) return;
-  const seen = (key: string, etag: string | undefined) => {
-    if (!etag) return;
-    const history = (state.get(key) as string[] | undefined) ?? [];
-    if (history.at(-1) !== etag) state.set(key, [...history, etag]);
-  };
-  seen(resource(req), res.headers["etag"]);
-  for (const e of listed(res)?.entities ?? []) seen(entityKey(req, e), e["odata.etag"]);
-}
-
-/** The ETag a resource had before the one answered now (its latest other one). */
-function before(key: string, now: string, state: MutantState): string | undefined {
-  return ((state.get(key) as string[] | undefined) ?? []).filter((e) => e !== now).at(-1);
-}
 
 function missing(claim: EtagClaim): Mutant {
   return {

@@ -12,9 +12,6 @@ const LEVELS = ["doc", "rest", "disputed", "info"];
 
 /** IDs of required-ids-next.txt not implemented yet, each with why. */
 const NOT_YET: Record<string, string> = {
-  "general/paths/list-blobs": "being built (issue: nothing hidden behind a non-FAIL)",
-  "general/paths/batch-etags": "being built (issue: nothing hidden behind a non-FAIL)",
-  "general/paths/peek": "being built (issue: nothing hidden behind a non-FAIL)",
   "general/validators-advance": "being built (issue: nothing hidden behind a non-FAIL)",
 };
 

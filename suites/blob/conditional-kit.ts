@@ -93,7 +93,7 @@ export interface History {
  * `lastModified`, so the next change is dated later. Time spent queueing for
  * the pool does not count: only the probes' answers decide.
  */
-async function secondLater(t: RowContext, probe: () => Promise<Date | undefined>, lastModified: string): Promise<void> {
+export async function secondLater(t: RowContext, probe: () => Promise<Date | undefined>, lastModified: string): Promise<void> {
   const target = Date.parse(lastModified) + 1000;
   for (let probes = 0; probes < 20; probes++) {
     const now = (await probe())?.getTime();

@@ -6,6 +6,7 @@
 // sets its length, where the answer states its end), from which
 // selftest/mutants/windows.ts generates a target that ends it early and the
 // legal variation that ends it one second late. windows.spec.ts runs them.
+import type { WireRequest } from "../../fixtures/operations.ts";
 import type { Level, Service } from "../../model/result.ts";
 
 export type WindowKind = "break-period" | "get-visibility" | "update-visibility";
@@ -22,14 +23,6 @@ export interface OpenWindow {
   after(): Promise<void>;
   /** The server's Date, from a request that changes nothing. */
   clock(): Promise<number>;
-}
-
-/** A request as the wire shows it (path below the account). */
-export interface WireRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  header(name: string): string | undefined;
 }
 
 export interface WindowWire {
