@@ -3,7 +3,7 @@
 // copy's or a snapshot's answer, a query) shows what the resource's own read
 // shows, and a validator it hands out is usable: an If-Match with it succeeds.
 import type { BlockBlobClient, ContainerClient } from "@azure/storage-blob";
-import { expectEqual, expectRawStatus, expectTrue } from "../../fixtures/assert.ts";
+import { expectEqual, expectRawStatus, expectTrue, sameEtag } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineTable } from "../../fixtures/registry.ts";
@@ -49,9 +49,6 @@ function shown(res: RawResponse): Listed {
   const h = res.headers;
   return { Etag: h["etag"], "Last-Modified": h["last-modified"], LeaseState: h["x-ms-lease-state"], LeaseStatus: h["x-ms-lease-status"] };
 }
-
-/** The same ETag, quoted (a header) or not (a listing element, as Azure lists them). */
-export const sameEtag = (a: string | undefined, b: string | undefined) => !!a && !!b && a.replace(/^"(.*)"$/, "$1") === b.replace(/^"(.*)"$/, "$1");
 
 /** A listed item agrees with the strongest read: same ETag, Last-Modified, lease state and status. */
 function agree(path: string, when: string, item: Listed | undefined, read: Listed): void {
