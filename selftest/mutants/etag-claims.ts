@@ -14,7 +14,7 @@ import { ENTITY_OPS, ENTITY_OPS_PREFIX } from "../../suites/table/entity-ops-cla
 import { operationFamily, type Service } from "../../model/result.ts";
 import { abortAnswer } from "./blob-kit.ts";
 import { pendingCopy } from "./lease-kit.ts";
-import { before, entityKey, listed, remember, resource } from "./etag-kit.ts";
+import { listed, remember, serveStale } from "./etag-kit.ts";
 import { operation, type ClaimTable, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 interface EtagClaim {
@@ -74,17 +74,7 @@ function stale(claim: EtagClaim): Mutant {
     cell: claim.row,
     onResponse(req, res, state) {
       remember(req, res, state);
-      if (!isOp(claim, req) || !ok(res)) return;
-      const etag = res.headers["etag"];
-      const old = etag && before(resource(req), etag, state);
-      if (old) res.headers["etag"] = old;
-      const list = listed(res);
-      if (!list) return;
-      for (const e of list.entities) {
-        const prior = e["odata.etag"] && before(entityKey(req, e), e["odata.etag"], state);
-        if (prior) e["odata.etag"] = prior;
-      }
-      res.body = Buffer.from(JSON.stringify(list.body));
+      if (isOp(claim, req) && ok(res)) serveStale(req, res, state);
     },
   };
 }

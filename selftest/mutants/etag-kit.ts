@@ -50,3 +50,16 @@ export function before(key: string, now: string, state: MutantState): string | u
   return ((state.get(key) as string[] | undefined) ?? []).filter((e) => e !== now).at(-1);
 }
 
+/** Rewrites an answer to show each resource's previous ETag (in the header, and per entity of a JSON listing). */
+export function serveStale(req: ProxyRequest, res: ProxyResponse, state: MutantState): void {
+  const etag = res.headers["etag"];
+  const old = etag && before(resource(req), etag, state);
+  if (old) res.headers["etag"] = old;
+  const list = listed(res);
+  if (!list) return;
+  for (const e of list.entities) {
+    const prior = e["odata.etag"] && before(entityKey(req, e), e["odata.etag"], state);
+    if (prior) e["odata.etag"] = prior;
+  }
+  res.body = Buffer.from(JSON.stringify(list.body));
+}

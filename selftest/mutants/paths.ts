@@ -5,7 +5,7 @@
 // one that keeps listing what was deleted and one that misses an item the
 // first time it would list it. Each is killed by the path's row.
 import { PATHS, type PathClaim, type PathField } from "../../suites/general/path-claims.ts";
-import { before, entityKey, listed, remember, resource } from "./etag-kit.ts";
+import { remember, serveStale } from "./etag-kit.ts";
 import { query, segments, type ClaimTable, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 const STALE_ENTITY_ETAG = `W/"datetime'2000-01-01T00%3A00%3A00.0000000Z'"`;
@@ -82,19 +82,7 @@ function stale(p: PathClaim, f: PathField): Mutant {
     cell: p.id,
     onResponse(req, res, state) {
       remember(req, res, state);
-      if (!reads(p, req) || !ok(res)) return;
-      if (f.where === "header") {
-        const old = res.headers["etag"] && before(resource(req), res.headers["etag"], state);
-        if (old) res.headers["etag"] = old;
-        return;
-      }
-      const list = listed(res);
-      if (!list) return;
-      for (const e of list.entities) {
-        const old = e["odata.etag"] && before(entityKey(req, e), e["odata.etag"], state);
-        if (old) e["odata.etag"] = old;
-      }
-      res.body = Buffer.from(JSON.stringify(list.body));
+      if (reads(p, req) && ok(res)) serveStale(req, res, state);
     },
   };
 }
@@ -106,41 +94,35 @@ function seen(state: MutantState, req: ProxyRequest): Map<string, string> {
   return state.get(key) as Map<string, string>;
 }
 
-function deletedStillListed(p: PathClaim): Mutant {
-  return {
-    name: `path-${slug(p)}-deleted-still-listed`,
-    description: `${p.id}: an item, once listed, stays listed after it is deleted`,
-    kills: [p.id],
-    cell: p.id,
-    onResponse(req, res, state) {
-      if (!reads(p, req) || !ok(res)) return;
-      const known = seen(state, req);
-      relist(p, res, (items) => {
-        for (const i of items) known.set(i.key, i.xml);
-        const listedNow = new Set(items.map((i) => i.key));
-        return [...items, ...[...known].filter(([k]) => !listedNow.has(k)).map(([key, xml]) => ({ key, xml }))];
-      });
-    },
-  };
-}
+type Item = { key: string; xml: string };
 
-function newMissing(p: PathClaim): Mutant {
+/** A listing rewritten from what it lists now and what it listed before (`known`, updated after). */
+function relisting(p: PathClaim, what: string, description: string, items: (now: Item[], known: Map<string, string>) => Item[]): Mutant {
   return {
-    name: `path-${slug(p)}-new-missing`,
-    description: `${p.id}: an item is missing from the first listing it should appear in`,
+    name: `path-${slug(p)}-${what}`,
+    description: `${p.id}: ${description}`,
     kills: [p.id],
     cell: p.id,
     onResponse(req, res, state) {
       if (!reads(p, req) || !ok(res)) return;
       const known = seen(state, req);
-      relist(p, res, (items) => {
-        const shown = items.filter((i) => known.has(i.key));
-        for (const i of items) known.set(i.key, i.xml);
+      relist(p, res, (now) => {
+        const shown = items(now, known);
+        for (const i of now) known.set(i.key, i.xml);
         return shown;
       });
     },
   };
 }
+
+const deletedStillListed = (p: PathClaim) =>
+  relisting(p, "deleted-still-listed", "an item, once listed, stays listed after it is deleted", (now, known) => {
+    const listedNow = new Set(now.map((i) => i.key));
+    return [...now, ...[...known].filter(([k]) => !listedNow.has(k)).map(([key, xml]) => ({ key, xml }))];
+  });
+
+const newMissing = (p: PathClaim) =>
+  relisting(p, "new-missing", "an item is missing from the first listing it should appear in", (now, known) => now.filter((i) => known.has(i.key)));
 
 const GENERATED = PATHS.map((p) => ({ p, mutants: [...p.fields.map((f) => stale(p, f)), ...(p.items ? [deletedStillListed(p), newMissing(p)] : [])] }));
 
