@@ -124,7 +124,10 @@ const deletedStillListed = (p: PathClaim) =>
 const newMissing = (p: PathClaim) =>
   relisting(p, "new-missing", "an item is missing from the first listing it should appear in", (now, known) => now.filter((i) => known.has(i.key)));
 
-const GENERATED = PATHS.map((p) => ({ p, mutants: [...p.fields.map((f) => stale(p, f)), ...(p.items ? [deletedStillListed(p), newMissing(p)] : [])] }));
+const GENERATED = PATHS.map((p) => ({
+  p,
+  mutants: [...p.fields.map((f) => stale(p, f)), ...(p.items ? [newMissing(p)] : []), ...(p.items?.deletedGone ? [deletedStillListed(p)] : [])],
+}));
 
 export const MUTANTS: Mutant[] = GENERATED.flatMap((g) => g.mutants);
 
