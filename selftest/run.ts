@@ -7,6 +7,10 @@ import Mocha from "mocha";
 import dotenv from "dotenv";
 import { filesEndingWith, loadMochaFiles } from "../fixtures/mocha-load.ts";
 
+if (process.argv[2] === "--help" || process.argv[2] === "-h") {
+  console.log("Usage: npm run selftest [-- <grep>]\n\nRuns the suite's own tests (selftest/**/*.test.ts), or those whose title matches <grep> (a regular expression).\nSELFTEST_CHAOS=1 adds the busy-target runs. Ends with `N passed, N failed, N skipped`.");
+  process.exit(0);
+}
 dotenv.config({ path: "/dev/null", quiet: true });
 const here = dirname(fileURLToPath(import.meta.url));
 const grep = process.argv[2];

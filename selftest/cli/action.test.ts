@@ -9,7 +9,8 @@ import type { Report } from "../../model/result.ts";
 import { sharedAzurite } from "../azurite-fixture.ts";
 import { loadMutants } from "../mutate.ts";
 import { startProxy, type MutationProxy } from "../proxy.ts";
-import { runAction, type ActionRun } from "./action-runner.ts";
+import { parse } from "yaml";
+import { readAction, runAction, type ActionRun } from "./action-runner.ts";
 import { cleanEnv, ROOT } from "./cli-kit.ts";
 
 // A few rows of one table: the Action's plumbing is under test, not the suite.
@@ -34,7 +35,7 @@ describe("GitHub Action (action.yml, its steps run as a runner would)", function
     const mutant = (await loadMutants()).find((m) => m.name === MUTANT);
     assert.isDefined(mutant, `mutant ${MUTANT}`);
     proxy = await startProxy({ upstream: azurite.ports, mutant });
-    failing = await runAction({ "connection-string": proxy.connectionString, grep: GREP, expectations: "azurite", "report-dir": "out/reports" }, runnerEnv());
+    failing = await runAction({ "connection-string": proxy.connectionString, grep: GREP, expectations: "azurite", "report-dir": "out/reports", "sweep-older-than": "6h" }, runnerEnv());
     bad = await runAction({ "max-tries": "many" }, runnerEnv());
   });
 
@@ -104,6 +105,11 @@ describe("GitHub Action (action.yml, its steps run as a runner would)", function
     assert.include(s, row.message!.slice(0, 60).replace(/\|/g, "\\|"));
   });
 
+  it("sweep-older-than sweeps the target before the run", function () {
+    assert.match(failing.steps[1].stdout, /^Nothing to sweep on emulator account devstoreaccount1 \(blob, queue, table\): no run-prefixed resource older than 6h\.$/m);
+    assert.notInclude(passing.steps[1].stdout, "sweep");
+  });
+
   it("a failing run: the expectation files rewritten from it are proposed beside the reports, the suite's own untouched", function () {
     const dir = failing.outputs["proposed-expectations"];
     assert.equal(dir, join(failing.outputs["report-dir"], "proposed-expectations"));
@@ -121,5 +127,35 @@ describe("GitHub Action (action.yml, its steps run as a runner would)", function
     assert.equal(bad.outputs.total, "");
     assert.include(bad.summary, "Exit 2: bad input");
     assert.match(bad.summary, /CONFORMANCE_MAX_TRIES="many" is not a whole number/);
+  });
+});
+
+describe("workflows: the nightly template, CI and release", function () {
+  const workflow = (name: string) => parse(readFileSync(join(ROOT, ".github", "workflows", name), "utf8")) as { on: unknown; jobs: Record<string, { needs?: string; permissions?: Record<string, string>; steps: { uses?: string; run?: string; with?: Record<string, string> }[] }> };
+  const steps = (w: ReturnType<typeof workflow>) => Object.values(w.jobs).flatMap((j) => j.steps);
+
+  it("the nightly template runs the suite through the Action, not its own steps", function () {
+    const w = workflow("nightly.yml");
+    const uses = steps(w).filter((s) => s.uses?.includes("azure-storage-concurrency-conformance"));
+    assert.lengthOf(uses, 2, "the embedded Azurite and the live account");
+    assert.isTrue(steps(w).every((s) => !s.run || /^echo /.test(s.run)), "no run step but a notice");
+    for (const u of uses) for (const k of Object.keys(u.with ?? {})) assert.include(Object.keys(readAction().inputs), k);
+  });
+
+  it("CI runs .ci/run (type-check, build, publish dry run, tests) and the Action from the checkout", function () {
+    const w = workflow("ci.yml");
+    assert.isTrue(steps(w).some((s) => s.run === ".ci/run"));
+    assert.isTrue(steps(w).some((s) => s.uses === "./"));
+    const ci = readFileSync(join(ROOT, ".ci", "run"), "utf8");
+    for (const cmd of ["npm run typecheck", "npm run build", "npm publish --dry-run", "npm test", "npm run selftest"]) assert.include(ci, cmd);
+  });
+
+  it("a v* tag runs the tests, then publishes with provenance", function () {
+    const w = workflow("release.yml");
+    assert.deepEqual(w.on, { push: { tags: ["v*"] } });
+    assert.isTrue(w.jobs.test.steps.some((s) => s.run === ".ci/run"));
+    assert.equal(w.jobs.publish.needs, "test");
+    assert.equal(w.jobs.publish.permissions?.["id-token"], "write");
+    assert.isTrue(w.jobs.publish.steps.some((s) => s.run === "npm publish --provenance --access public"));
   });
 });
