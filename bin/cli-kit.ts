@@ -1,6 +1,7 @@
 // What the command-line tools share: commander's errors on one line, parsing
 // that yields an exit code instead of exiting (0 for --help, 2 for a bad
 // flag), and one line instead of a stack trace when a command fails.
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
@@ -31,6 +32,20 @@ export function parseArgs(program: Command): number | undefined {
   }
 }
 
+/** The real path of a file (npm's bin links are symlinks to the package's file). */
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** Whether a module is the program Node was started with (directly, or through npm's bin link). */
+export function isMain(moduleUrl: string): boolean {
+  return !!process.argv[1] && real(process.argv[1]) === real(fileURLToPath(moduleUrl));
+}
+
 /**
  * Runs a tool's main when its file is the one Node was started with (not when
  * a self-test imports it), and exits with its code: a ConfigError is the
@@ -38,7 +53,7 @@ export function parseArgs(program: Command): number | undefined {
  * CONFORMANCE_DEBUG=1 shows the stack).
  */
 export async function runMain(moduleUrl: string, main: () => number | Promise<number>): Promise<void> {
-  if (!process.argv[1] || resolve(process.argv[1]) !== fileURLToPath(moduleUrl)) return;
+  if (!isMain(moduleUrl)) return;
   try {
     process.exit(await main());
   } catch (err) {

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm run compare -- <report.json>... [--report-dir d] [--diff]`: runs side by
 // side in <d>/compare.md and compare.html. Exit code: 0; 1 with --diff when a
 // row passed in one run and fails in the next (an upgrade gate); 2 bad input.

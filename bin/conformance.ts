@@ -1,5 +1,6 @@
-// Command line: `npm test`, or `npx azure-storage-concurrency-conformance …`
-// (through bin/conformance.mjs, which registers tsx first).
+#!/usr/bin/env node
+// Command line: `npm test` (this file, through tsx), or
+// `npx azure-storage-concurrency-conformance …` (its compiled dist/bin/conformance.js).
 // Exit codes: 0 all good, 1 a FAIL or UNEXPECTED_PASS, 2 bad input (one line
 // on stderr, before any test runs), 3 internal error (one line; the stack with
 // CONFORMANCE_DEBUG=1), 130 interrupted.

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm run expectations:update -- <target>`: rewrites expectations/<target>.json
 // (and its topic files expectations/<target>.<topic>.json) from the last run's
 // reports/conformance.json, for a person to review with `git diff`:

@@ -1,11 +1,10 @@
+#!/usr/bin/env node
 // `npm run sweep -- --older-than 2h`: removes what earlier runs left behind on
 // a target (a run killed with kill -9, a machine that lost power). Only names
 // carrying the suite's run prefix (fixtures/names.ts: "cc" + base36 start time
 // + 4 hex) whose embedded start time is older than the given age are touched;
 // anything else, including a run still going, is left alone.
 // Exit codes: 0 done (or nothing to do), 1 some removals failed, 2 bad input.
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Command } from "commander";
 import dotenv from "dotenv";
 import { Clients, DEFAULT_CLIENT_OPTIONS } from "../fixtures/clients.ts";
@@ -14,7 +13,7 @@ import { ENV } from "../fixtures/config.ts";
 import { NAME_PREFIX, prefixTime } from "../fixtures/names.ts";
 import { preflight } from "../fixtures/preflight.ts";
 import { ConfigError, resolveConnectionString, SERVICES, type Service } from "../fixtures/target.ts";
-import { parseArgs, withOneLineErrors } from "./cli-kit.ts";
+import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 // Run prefixes made before this are not ours (the suite did not exist).
@@ -90,20 +89,4 @@ async function main(): Promise<number> {
   return done.failed.length ? 1 : 0;
 }
 
-/** Runs the command (bin/sweep.mjs calls this when installed as a package). */
-export function cli(): void {
-  main().then(
-    (code) => process.exit(code),
-    (err) => {
-      if (err instanceof ConfigError) {
-        console.error(`error: ${err.message}`);
-        process.exit(2);
-      }
-      console.error(`internal error: ${(err as Error).message?.split("\n")[0]}; this is a bug in the suite, please report it.`);
-      process.exit(3);
-    },
-  );
-}
-
-// Only when run as a program (the self-tests import parseAge / isOldLeftover).
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) cli();
+await runMain(import.meta.url, main);

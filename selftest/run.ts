@@ -22,6 +22,12 @@ import pLimit from "p-limit";
 import { filesEndingWith } from "../fixtures/mocha-load.ts";
 import { ROOT } from "../fixtures/paths.ts";
 
+if (process.argv[2] === "--help" || process.argv[2] === "-h") {
+  console.log(
+    "Usage: npm run selftest [-- <grep>]\n\nRuns the suite's own tests (selftest/**/*.test.ts), or those whose title matches <grep> (a regular expression), each file in a process of its own, SELFTEST_JOBS at once (default 4).\nSELFTEST_CHAOS=1 adds the busy-target runs. Ends with `N passed, N failed, N skipped`.",
+  );
+  process.exit(0);
+}
 const here = dirname(fileURLToPath(import.meta.url));
 const TIMES = join(here, "times.json");
 const JOBS = Math.max(1, Number(process.env.SELFTEST_JOBS ?? 4) || 4);

@@ -3,7 +3,6 @@
 import { spawn } from "node:child_process";
 import http from "node:http";
 import net from "node:net";
-import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { assert } from "chai";
 import getPort from "get-port";
@@ -65,13 +64,6 @@ describe("CLI: bad input", function () {
       blackhole: () => runCli(["--report-dir", report], { AZURE_STORAGE_CONNECTION_STRING: devAt((blackhole.address() as AddressInfo).port) }),
       wrongKey: () => runCli(["--report-dir", report], { AZURE_STORAGE_CONNECTION_STRING: accountConnectionString(azurite, DEV_ACCOUNT, { key: WRONG_KEY }) }),
       oldApi: () => runCli(["--report-dir", report], { AZURE_STORAGE_CONNECTION_STRING: devAt((old.address() as AddressInfo).port) }),
-      // The installed command: the .mjs shim registers tsx itself (no --import), from any directory.
-      shim: () =>
-        collect(spawn(process.execPath, [join(ROOT, "bin", "conformance.mjs"), "--report-dir", report], {
-          cwd: report,
-          env: cleanEnv({ CONFORMANCE_SERVICES: "blob,fil" }),
-          stdio: ["ignore", "pipe", "pipe"],
-        })),
       crash: () =>
         collect(
           spawn(
@@ -152,10 +144,6 @@ describe("CLI: bad input", function () {
     const line = assertBadInput(results.get("oldApi")!, /API version refused by .*\(Azurite-Blob\/3\.14\.0\): it does not accept x-ms-version \d{4}-\d\d-\d\d/);
     assert.include(line, "--skipApiVersionCheck");
     assert.include(line, "Upgrade Azurite");
-  });
-
-  it("the installed command (bin/conformance.mjs, tsx registered by the shim) works from another directory", function () {
-    assertBadInput(results.get("shim")!, /CONFORMANCE_SERVICES: unknown service fil/);
   });
 
   it("an internal crash: one line, exit code 3, no stack", function () {

@@ -1,13 +1,24 @@
-// The package as a user gets it: `npm pack`, then in an empty directory
-// `npm i <tarball>` and `npx azure-storage-concurrency-conformance`, which
-// starts the embedded Azurite (the newest this Node supports) and writes its
-// reports there. npm installs from its cache where it can (--prefer-offline).
+// The package as a user gets it: `npm pack` (prepack compiles dist/), then in
+// an empty directory `npm i --omit=dev <tarball>` (no tsx, no TypeScript) and
+// the installed commands, run with plain node:
+// - the tarball holds the compiled runtime and the data it reads, nothing
+//   else (no self-tests, benches or TypeScript sources), within its budget;
+// - every installed command answers --help; bad input is one line, exit 2;
+// - the programmatic API runs the suite and resolves to its report, and its
+//   types resolve for a TypeScript consumer;
+// - a full run against the embedded Azurite gives the verdicts of a run from
+//   source (`npm test`), with the same seed, and writes every report;
+// - the time from start to the first row is not more than from source (as
+//   the installed command ran before it was compiled: through tsx).
+// npm installs from its cache where it can (--prefer-offline): one install.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { assert } from "chai";
 import { embeddedPackage } from "../../fixtures/azurite.ts";
-import { cleanEnv, collect, readReport, ROOT, tmpDir, type CliResult } from "./cli-kit.ts";
+import { STATUSES, type Report } from "../../model/result.ts";
+import { cleanEnv, collect, oneLine, readReport, ROOT, runCli, tmpDir, type CliResult } from "./cli-kit.ts";
+import { ALLOWED_IN_TARBALL, FORBIDDEN_IN_TARBALL, UNPACKED_BUDGET_BYTES } from "./package-facts.ts";
 
 /**
  * What npm needs to reach the registry from this machine (a proxy, the CA of a
@@ -15,36 +26,161 @@ import { cleanEnv, collect, readReport, ROOT, tmpDir, type CliResult } from "./c
  * ones (npm_config_local_prefix would install into this repository) stay out.
  */
 const NETWORK = /^(https?_proxy|no_proxy|node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|npm_config_(registry|cafile|ca|strict_ssl|https?_proxy|proxy|noproxy))$/i;
+const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}`;
+const NAME = "azure-storage-concurrency-conformance";
+const SEED = "20261124";
+/** One quick row: the time to the first row is then the start-up (load, Azurite, preflight) and one row. */
+const ONE_ROW = "create-container/etag:";
+const ROW_LINE = new RegExp(`^\\s+(${STATUSES.join("|")})\\s+\\S+ \\(\\d+ ms`, "m");
 
-/** Runs a command with this process's node first on PATH (npm, npx and the installed bin use it). */
-function sh(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<CliResult> {
-  const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}`;
+function sh(cmd: string, args: string[], cwd: string, timeoutMs: number, env: Record<string, string> = {}): Promise<CliResult> {
   const network = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => NETWORK.test(e[0]) && e[1] !== undefined));
-  return collect(spawn(cmd, args, { cwd, env: cleanEnv({ ...network, PATH }), stdio: ["ignore", "pipe", "pipe"] }), timeoutMs);
+  return collect(spawn(cmd, args, { cwd, env: cleanEnv({ ...network, PATH, ...env }), stdio: ["ignore", "pipe", "pipe"] }), timeoutMs);
 }
 
-describe("package: npm pack, npm i <tarball>, npx azure-storage-concurrency-conformance", function () {
-  this.timeout(540_000);
+/** Milliseconds from spawning a command to its first row line (and its exit code). */
+function timeToFirstRow(cmd: string, args: string[], cwd: string): Promise<{ ms: number; code: number | null }> {
+  const started = Date.now();
+  const child = spawn(cmd, args, { cwd, env: cleanEnv({ PATH }), stdio: ["ignore", "pipe", "ignore"] });
+  let out = "";
+  let first: number | undefined;
+  child.stdout.on("data", (c: Buffer) => {
+    out += c.toString();
+    if (first === undefined && ROW_LINE.test(out)) first = Date.now() - started;
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ ms: first ?? Infinity, code })));
+}
 
-  it("installs into an empty directory and runs against the embedded Azurite, writing its reports", async function () {
-    const packed = tmpDir("pack");
-    const pack = await sh("npm", ["pack", "--pack-destination", packed, "--loglevel", "error"], ROOT, 120_000);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const verdicts = (r: Report) => Object.fromEntries(r.results.map((x) => [x.id, `${x.status}${x.signature ? ` ${x.signature}` : ""}`]));
+
+interface Packed {
+  filename: string;
+  unpackedSize: number;
+  files: { path: string; size: number }[];
+}
+
+describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands with plain node", function () {
+  this.timeout(600_000);
+  let packed: Packed;
+  let app: string;
+  let install: CliResult;
+  const bin = (name: string) => join(app, "node_modules", ".bin", name);
+
+  before(async function () {
+    const dir = tmpDir("pack");
+    const pack = await sh("npm", ["pack", "--json", "--pack-destination", dir, "--loglevel", "error"], ROOT, 180_000);
     assert.equal(pack.code, 0, pack.stderr);
-    const tarball = readdirSync(packed).find((f) => f.endsWith(".tgz"));
-    assert.isDefined(tarball, "npm pack wrote a tarball");
-
-    const app = tmpDir("app");
-    const install = await sh("npm", ["i", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel", "error", join(packed, tarball!)], app, 360_000);
+    packed = (JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as Packed[])[0];
+    app = tmpDir("app");
+    install = await sh("npm", ["i", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app, 360_000);
     assert.equal(install.code, 0, install.stderr.slice(-2000));
+  });
 
-    const run = await sh("npx", ["--no-install", "azure-storage-concurrency-conformance"], app, 300_000);
-    assert.equal(run.code, 0, `${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`);
-    assert.match(run.stdout.trim().split("\n").at(-1)!, /^\d+ passed, 0 failed, \d+ skipped$/);
-    for (const f of ["conformance.json", "conformance.md", "conformance.html", "junit.xml"]) assert.isTrue(existsSync(join(app, "reports", f)), f);
-    const report = readReport(join(app, "reports"));
+  it("the tarball holds the compiled runtime and its data only: no self-tests, benches or sources", function () {
+    const paths = packed.files.map((f) => f.path);
+    assert.deepEqual(paths.filter((p) => FORBIDDEN_IN_TARBALL.some((re) => re.test(p))), [], "forbidden");
+    assert.deepEqual(paths.filter((p) => !ALLOWED_IN_TARBALL.some((re) => re.test(p))), [], "not needed at run time");
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string>; exports: Record<string, string | Record<string, string>> };
+    const targets = [...Object.values(pkg.bin), ...Object.values(pkg.exports).flatMap((e) => (typeof e === "string" ? [e] : Object.values(e)))];
+    for (const t of targets) assert.include(paths, t.replace(/^\.\//, ""), `${t} (bin or exports) is in the tarball`);
+    for (const p of ["dist/fixtures/azurite-host.cjs", "expectations/azurite.json", "catalogue/required-ids.txt", "LICENSE"]) assert.include(paths, p);
+    assert.isTrue(paths.some((p) => p.endsWith(".spec.js")), "the compiled suites");
+  });
+
+  it(`the unpacked size is within its budget (${UNPACKED_BUDGET_BYTES / 1e6} MB)`, function () {
+    console.log(`      unpacked ${(packed.unpackedSize / 1e6).toFixed(2)} MB, ${packed.files.length} files`);
+    assert.isAtMost(packed.unpackedSize, UNPACKED_BUDGET_BYTES);
+  });
+
+  it("installs without dev dependencies (no tsx, no TypeScript) and without engine warnings", function () {
+    for (const dev of ["tsx", "typescript", "yaml"]) assert.isFalse(existsSync(join(app, "node_modules", dev)), `${dev} is not installed`);
+    assert.notMatch(install.stderr, /EBADENGINE/, "every installed package supports this Node");
+    assert.equal(readFileSync(join(app, "node_modules", NAME, "dist", "bin", "conformance.js"), "utf8").split("\n")[0], "#!/usr/bin/env node");
+  });
+
+  it("every installed command answers --help (npx)", async function () {
+    const bins = Object.keys((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string> }).bin);
+    for (const b of bins) {
+      const r = await sh("npx", ["--no-install", b, "--help"], app, 60_000);
+      assert.equal(r.code, 0, `${b}: ${r.stderr}`);
+      assert.match(r.stdout, /^Usage: /, b);
+    }
+  });
+
+  it("bad input from another directory: one line, exit 2", async function () {
+    const r = await sh(bin(NAME), ["--report-dir", tmpDir("bad")], app, 60_000, { CONFORMANCE_SERVICES: "blob,fil" });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(oneLine(r.stderr), /CONFORMANCE_SERVICES: unknown service fil/);
+  });
+
+  it("the programmatic API: run(options) resolves to the report; its types resolve for a TypeScript consumer", async function () {
+    const script = [
+      `import { run, STATUSES } from "${NAME}";`,
+      `const report = await run({ grep: ${JSON.stringify(ONE_ROW)}, reportDir: "api-reports", output: "ignore" });`,
+      `let refused = "";`,
+      `try { await run({ services: ["blobb"], output: "ignore" }); } catch (err) { refused = err.name + ": " + err.message; }`,
+      `console.log(JSON.stringify({ ids: report.results.map((r) => r.id + " " + r.status), failed: report.summary.failed, statuses: STATUSES.length, refused }));`,
+    ].join("\n");
+    writeFileSync(join(app, "api.mjs"), script);
+    const r = await sh(process.execPath, ["api.mjs"], app, 120_000);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { ids: string[]; failed: number; statuses: number; refused: string };
+    assert.deepEqual(out.ids, ["blob/container-ops/create-container/etag PASS"]);
+    assert.equal(out.failed, 0);
+    assert.equal(out.statuses, STATUSES.length);
+    assert.match(out.refused, /^ConfigError: --services: unknown service blobb/);
+    assert.isTrue(existsSync(join(app, "api-reports", "conformance.json")));
+
+    writeFileSync(
+      join(app, "consumer.ts"),
+      [
+        `import { run, type Report, type RowResult, type RunOptions } from "${NAME}";`,
+        `const options: RunOptions = { connectionString: "UseDevelopmentStorage=true", services: ["blob"], maxTries: 2 };`,
+        `const report: Promise<Report> = run(options);`,
+        `export const firstFailure = (r: Report): RowResult | undefined => r.results.find((x) => x.status === "FAIL");`,
+        `void report;`,
+      ].join("\n"),
+    );
+    const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+    const types = await sh(process.execPath, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--types", "node", "--typeRoots", join(ROOT, "node_modules", "@types"), "--skipLibCheck", "consumer.ts"], app, 120_000);
+    assert.equal(types.code, 0, types.stdout + types.stderr);
+  });
+
+  it("a full run against the embedded Azurite gives the verdicts of a run from source, and writes every report", async function () {
+    const reports = join(app, "reports");
+    const sourceReports = tmpDir("source");
+    const [installed, source] = await Promise.all([sh(bin(NAME), ["--seed", SEED], app, 300_000), runCli(["--seed", SEED, "--report-dir", sourceReports], {}, 300_000)]);
+    assert.equal(installed.code, 0, `${installed.stdout.slice(-3000)}\n${installed.stderr.slice(-2000)}`);
+    assert.equal(source.code, 0, source.stderr.slice(-2000));
+    assert.match(installed.stdout.trim().split("\n").at(-1)!, /^\d+ passed, 0 failed, \d+ skipped$/);
+    for (const f of ["conformance.json", "conformance.md", "conformance.html", "junit.xml", "badge.json"]) assert.isTrue(existsSync(join(reports, f)), f);
+    const report = readReport(reports);
     assert.equal(report.run.target.kind, "embedded-azurite");
     assert.equal(report.run.target.azuriteVersion, embeddedPackage().version, "the newest Azurite this Node supports");
     assert.isUndefined(report.run.suite.commit, "installed: the consumer's repository is not the suite's");
     assert.equal(report.run.expectations, "expectations/azurite.json");
+    const a = verdicts(report);
+    const b = verdicts(readReport(sourceReports));
+    assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), "the same rows");
+    assert.deepEqual(
+      Object.keys(a).filter((id) => a[id] !== b[id]).map((id) => `${id}: installed ${a[id]}, source ${b[id]}`),
+      [],
+    );
+  });
+
+  it("the time from start to the first row is not more than from source (through tsx, as the installed command ran before)", async function () {
+    const installed: number[] = [];
+    const source: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const a = await timeToFirstRow(bin(NAME), ["--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], app);
+      const b = await timeToFirstRow(process.execPath, ["--import", "tsx", "bin/conformance.ts", "--env-file", "/dev/null", "--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], ROOT);
+      assert.equal(a.code, 0);
+      assert.equal(b.code, 0);
+      installed.push(a.ms);
+      source.push(b.ms);
+    }
+    console.log(`      time to the first row: installed ${installed.join(", ")} ms (median ${median(installed)}), from source ${source.join(", ")} ms (median ${median(source)})`);
+    assert.isAtMost(median(installed), median(source));
   });
 });

@@ -141,10 +141,13 @@ describe("CLI: targets, run info and secrets", function () {
     assert.isUndefined(external.report.run.target.azuriteVersion);
   });
 
-  it("every artefact is written: JSON, Markdown, HTML, JUnit with one testcase per result", function () {
+  it("every artefact is written: JSON, Markdown, HTML, JUnit with one testcase per result, the badge", function () {
     for (const r of [embedded, external, viaSas]) {
       const names = artefacts(r.dir).map((a) => a.path.slice(r.dir.length + 1)).sort();
-      assert.deepEqual(names, ["conformance.html", "conformance.json", "conformance.md", "junit.xml"]);
+      assert.deepEqual(names, ["badge.json", "conformance.html", "conformance.json", "conformance.md", "junit.xml"]);
+      const doc = r.report.results.filter((x) => x.level === "doc");
+      const badge = JSON.parse(readFileSync(join(r.dir, "badge.json"), "utf8")) as { message: string };
+      assert.equal(badge.message, `${doc.filter((x) => x.status === "PASS").length}/${doc.length} doc claims`);
       const junit = readFileSync(join(r.dir, "junit.xml"), "utf8");
       assert.equal((junit.match(/<testcase /g) ?? []).length, r.report.results.length);
       assert.match(r.cli.stdout.trim().split("\n").at(-1)!, /^\d+ passed, \d+ failed, \d+ skipped$/);

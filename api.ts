@@ -1,0 +1,132 @@
+// The programmatic API: `import { run } from "azure-storage-concurrency-conformance"`.
+// run(options) runs the suite as the command line does and resolves to its
+// report (the object conformance.json holds). The run happens in a child
+// process: the suite installs process-wide hooks (mocha's globals, signal
+// handlers that clean up a live account, an HTTP abort on Ctrl-C) that have
+// no place in the caller's process, and a child can be run again, or beside
+// another one (with its own report directory).
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { CODE_DIR, FROM_SOURCE } from "./fixtures/paths.ts";
+import { ConfigError } from "./fixtures/target.ts";
+import type { Report } from "./model/result.ts";
+
+export type {
+  Exchange,
+  Level,
+  Pin,
+  Report,
+  RowResult,
+  RunInfo,
+  Service,
+  ServiceProbe,
+  Status,
+  TargetKind,
+} from "./model/result.ts";
+export { countsAsPassed, failsRun, SCHEMA, STATUSES } from "./model/result.ts";
+export { ConfigError };
+
+export interface RunOptions {
+  /** Target connection string; none: an embedded Azurite (unless AZURE_STORAGE_CONNECTION_STRING is set). */
+  connectionString?: string;
+  /** Where the reports go, relative to `cwd` (default: CONFORMANCE_REPORT_DIR, else `reports`). */
+  reportDir?: string;
+  /** Services to run (default all: blob, queue, table, file). */
+  services?: string[];
+  /** Run only rows whose ID or title matches this regular expression. */
+  grep?: string;
+  /** Expectation file: a name (expectations/<name>.json of the package), a path, or "none". */
+  expectations?: string;
+  /** Rows at once (default "auto": sized from the target's round trip). */
+  concurrency?: number | "auto";
+  /** Per-try request timeout in ms (default 10000). */
+  requestTimeoutMs?: number;
+  /** Tries per request (default 4). */
+  maxTries?: number;
+  /** Seed of the model rows' random sequences (default: a fresh one). */
+  seed?: number;
+  /** false keeps what the run created (default true). */
+  cleanup?: boolean;
+  /** dotenv file the run reads (default `.env` in `cwd`; a missing file is ignored). */
+  envFile?: string;
+  /** Working directory of the run (default: this process's). */
+  cwd?: string;
+  /** Environment of the run (default: this process's). Unset options fall back to its variables, as on the command line. */
+  env?: NodeJS.ProcessEnv;
+  /** The console output of the run: "inherit" (default), "ignore", or a function receiving it as it comes. */
+  output?: "inherit" | "ignore" | ((text: string, stream: "stdout" | "stderr") => void);
+  /** Aborting stops the run as Ctrl-C does (its resources removed); run() then rejects. */
+  signal?: AbortSignal;
+}
+
+/** The command line arguments a RunOptions stands for. */
+export function cliArguments(options: RunOptions, reportDir: string): string[] {
+  const args = ["--report-dir", reportDir];
+  const add = (flag: string, value: string | number | undefined) => {
+    if (value !== undefined) args.push(flag, String(value));
+  };
+  add("--connection-string", options.connectionString);
+  add("--services", options.services?.join(","));
+  add("--grep", options.grep);
+  add("--expectations", options.expectations);
+  add("--concurrency", options.concurrency);
+  add("--request-timeout", options.requestTimeoutMs);
+  add("--max-tries", options.maxTries);
+  add("--seed", options.seed);
+  add("--env-file", options.envFile);
+  if (options.cleanup === false) args.push("--no-cleanup");
+  return args;
+}
+
+/** node and its arguments that start the command line: dist/bin/conformance.js, or from source the .ts through tsx. */
+function cliCommand(): string[] {
+  if (!FROM_SOURCE) return [join(CODE_DIR, "bin", "conformance.js")];
+  return ["--import", import.meta.resolve("tsx"), join(CODE_DIR, "bin", "conformance.ts")];
+}
+
+/**
+ * Runs the suite and resolves to its report, whatever the verdicts
+ * (`report.summary.failed > 0` is the command line's exit code 1). Rejects
+ * with a ConfigError on bad input (the command line's exit code 2), and with
+ * an Error when the run was interrupted or the suite crashed.
+ */
+export function run(options: RunOptions = {}): Promise<Report> {
+  const env = options.env ?? process.env;
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const reportDir = resolve(cwd, options.reportDir ?? (env.CONFORMANCE_REPORT_DIR || "reports"));
+  const output = options.output ?? "inherit";
+  const child = spawn(process.execPath, [...cliCommand(), ...cliArguments(options, reportDir)], {
+    cwd,
+    env,
+    stdio: ["ignore", output === "inherit" ? "inherit" : "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    const text = chunk.toString();
+    stderr += text;
+    if (output === "inherit") process.stderr.write(text);
+    else if (typeof output === "function") output(text, "stderr");
+  });
+  if (typeof output === "function") child.stdout!.on("data", (chunk: Buffer) => output(chunk.toString(), "stdout"));
+  else child.stdout?.resume();
+  const abort = () => child.kill("SIGTERM");
+  options.signal?.addEventListener("abort", abort, { once: true });
+  if (options.signal?.aborted) abort();
+  return new Promise<Report>((done, fail) => {
+    child.once("error", fail);
+    child.once("close", (code) => {
+      options.signal?.removeEventListener("abort", abort);
+      const said = stderr.trim().split("\n").filter(Boolean).at(-1) ?? "";
+      if (code === 0 || code === 1) {
+        try {
+          done(JSON.parse(readFileSync(join(reportDir, "conformance.json"), "utf8")) as Report);
+        } catch (err) {
+          fail(new Error(`the run ended (exit ${code}) but its report could not be read: ${(err as Error).message}`));
+        }
+      } else if (code === 2) fail(new ConfigError(said.replace(/^error: /, "")));
+      else if (code === 130 || options.signal?.aborted) fail(new Error("the run was interrupted; its resources were removed"));
+      else fail(new Error(said || `the run ended with exit code ${code}`));
+    });
+  });
+}
