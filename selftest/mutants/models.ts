@@ -4,6 +4,7 @@
 // version names reused, leases surviving or vanishing when they must not).
 // Judged by kill rate over 20 seeds (models.test.ts).
 import { segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { endsAtHalf } from "./windows.ts";
 
 const RATE = { seeds: 20, atLeast: 19 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -153,4 +154,6 @@ MUTANTS.push(
       }
     },
   },
+  // Generated from the break-period window claim, judged by the model's rate (its short-break sequences wait to a break's last seconds).
+  { ...endsAtHalf("break-period", "model-lease-break-ends-at-half", ["blob/lease/model"]), cell: undefined, killRate: RATE },
 );

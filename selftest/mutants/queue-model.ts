@@ -11,6 +11,7 @@
 // Message retires the receipt it was given, and clients that keep using it);
 // Amazon SQS's DeleteMessage reference (a deleted message may be received again).
 import { query, segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { endsAtHalf } from "./windows.ts";
 
 const RATE = { seeds: 20, atLeast: 19 };
 const KILLS = ["queue/delivery-model"];
@@ -256,4 +257,6 @@ export const MUTANTS: Mutant[] = [
       track(req, res, state);
     },
   },
+  // Generated from the Get Messages window claim, judged by the model's rate (its 5 s windows run out while the drain receives).
+  { ...endsAtHalf("get-visibility", "queue-model-get-window-ends-at-half", KILLS), cell: undefined, killRate: RATE },
 ];

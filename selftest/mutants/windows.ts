@@ -85,15 +85,13 @@ export const LATE_VARIATIONS: { claim: WindowClaim; variation: Mutant }[] = WIND
   ),
 }));
 
-const GENERATED = WINDOWS.map((claim) =>
-  windowLength(
-    claim,
-    `window-${slug(claim)}-ends-at-half`,
-    `every ${claim.kind} window ends halfway through, while the answer states its full length`,
-    (n) => Math.max(1, Math.floor(n / 2)),
-    [claim.id],
-  ),
-);
+/** A target ending every window of a kind halfway through, while its answers state the full length. */
+export const endsAtHalf = (kind: WindowClaim["kind"], name: string, kills: string[]): Mutant => {
+  const claim = WINDOWS.find((w) => w.kind === kind)!;
+  return windowLength(claim, name, `every ${claim.kind} window ends halfway through, while the answer states its full length`, (n) => Math.max(1, Math.floor(n / 2)), kills);
+};
+
+const GENERATED = WINDOWS.map((claim) => endsAtHalf(claim.kind, `window-${slug(claim)}-ends-at-half`, [claim.id]));
 
 export const MUTANTS: Mutant[] = GENERATED;
 

@@ -1,7 +1,9 @@
 // M Models: blob/lease/model. Random sequences (fast-check commands, from the
 // run's seed) of lease actions with two IDs, writes and reads with and without
-// IDs and with holding or failing conditions, and one wait across an expiry,
-// on one blob each; the target is compared with a reference model after every
+// IDs and with holding or failing conditions, one wait across an expiry, and
+// waits to the last seconds of a short break period (so what follows sees the
+// lease still Breaking near its end: a break that ends early shows), on one
+// blob each; the target is compared with a reference model after every
 // step. The model's transitions are the Lease Blob outcome table
 // (lease-table.ts, the same data the state rows check) plus the lease-ops
 // rules; time is the server's (Date headers), with a margin around each lease
@@ -17,8 +19,15 @@ import { newBlockBlob } from "./blob-kit.ts";
 import { blobLeaseSource, blobTarget, guid, leaseAction, readLease, serverDate, SHORTEST, type LeaseState, type LeaseTarget, type LeaseView, type StatedLease } from "./lease-kit.ts";
 import { ACTION_LABEL, onState, TABLE, type Action } from "./lease-table.ts";
 
-/** Sequences per run (side by side, one blob each) and commands per sequence. */
+/**
+ * Sequences per run (side by side, one blob each) and commands per sequence:
+ * SEQUENCES draw from COMMANDS (half of them start from a 15 s lease, so an
+ * expiry is always within their budget), and BREAK_END_SEQUENCES more also
+ * break leases with a short period and wait to the break's last seconds (a
+ * wait that would leave no budget for the expiry the others wait across).
+ */
 export const SEQUENCES = 16;
+export const BREAK_END_SEQUENCES = 4;
 export const MAX_COMMANDS = 40;
 /** Either side of a lease or break end is accepted within this margin (Date has one-second granularity). */
 const MARGIN_MS = 2000;
@@ -30,6 +39,11 @@ const MARGIN_MS = 2000;
  */
 export const BUDGET_MS = (SHORTEST + 4) * 1000;
 const BREAK_PERIOD = 60;
+/**
+ * A break period short enough to wait to its last seconds within the budget,
+ * long enough that a break ending at half of it is over by then (server clock).
+ */
+const SHORT_BREAK = 8;
 
 type Who = "L1" | "L2";
 const other = (w: Who): Who => (w === "L1" ? "L2" : "L1");
@@ -45,6 +59,8 @@ interface Model {
   etag: string;
   stale: string;
   waited: boolean;
+  /** A wait to a break's last seconds was made (one per sequence, like the wait past an end). */
+  nearEnd: boolean;
   /** Left the model at a deviation pinned for its own state row: the sequence stops there. */
   off?: string;
   /** Server time of the last answer, and the time after which no command starts (BUDGET_MS). */
@@ -67,8 +83,8 @@ interface Real {
   ids: Record<Who, string>;
   steps: Step[];
   writes: number;
-  /** Commands executed, waits made, and sequences the time budget ended (across every sequence of the row). */
-  executed: { n: number; waits: number; cut: number };
+  /** Commands executed, waits made (past an end, and to a break's last seconds), and sequences the time budget ended (across every sequence of the row). */
+  executed: { n: number; waits: number; nearEnd: number; cut: number };
 }
 
 const locked = (s: StatedLease) => s === "leased" || s === "breaking";
@@ -382,6 +398,37 @@ class WaitCommand implements fc.AsyncCommand<Model, Real> {
 }
 
 /**
+ * Waits (by the server's clock) until the last second in which a Breaking
+ * lease must still read Breaking (its end less the margin less 1 s), reading
+ * the lease as it goes: the commands after it act on a lease near the end of
+ * its break (catalogue L, blob/lease/break-period-holds).
+ */
+class NearEndWait implements fc.AsyncCommand<Model, Real> {
+  check(m: Readonly<Model>): boolean {
+    return open(m) && !m.nearEnd && m.state === "breaking" && m.endsAt !== undefined && m.endsAt - MARGIN_MS - 1000 > m.now && m.endsAt - MARGIN_MS <= m.deadline;
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    r.t.step("wait to the last seconds of the break period (server time)");
+    r.executed.n++;
+    r.executed.nearEnd++;
+    const until = m.endsAt! - MARGIN_MS - 1000;
+    const v = await r.t.waitFor("the server's clock near the break's end", async () => {
+      const view = await readLease(r.t, r.x);
+      // Every read on the way is judged: the lease must read Breaking until the margin.
+      if (!settle(m, view.date!.getTime()).some((c) => readBackAgrees(c, view))) {
+        fail(r, m, { action: this.toString(), expected: describeModel(m), observed: `${view.state}/${view.status}` });
+      }
+      return view.date!.getTime() >= until ? view : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 500 });
+    r.steps.push({ action: this.toString(), expected: describeModel(m), observed: `${v.state}/${v.status}` });
+    Object.assign(m, { nearEnd: true, now: v.date!.getTime() });
+  }
+  toString(): string {
+    return "wait to the last seconds of the break";
+  }
+}
+
+/**
  * Commands run back to back (each only where its check holds): paths a random
  * order seldom reaches, such as expiry, a write, then renew with the old ID
  * (blob/lease/state/renew/expired-modified, Azurite#2352), or a change followed
@@ -404,6 +451,15 @@ class Then implements fc.AsyncCommand<Model, Real> {
 }
 
 const RENEW_AFTER_WRITE = new Then(new WaitCommand(), new WriteCommand("none", "none"), new LeaseCommand("renew", "holder", 0, 0));
+// An infinite lease broken with the short period, then a wait to its last seconds.
+const NEAR_BREAK_END = new Then(new LeaseCommand("acquire", "holder", -1, 0), new LeaseCommand("break", "holder", 0, SHORT_BREAK), new NearEndWait());
+// The wait, alone or followed by a write without a lease ID (column
+// expired-modified) and renew with the old ID there (Azurite#2352's path), which half of the waits take.
+const EXPIRY_WAITS = [
+  fc.constant(new WaitCommand()),
+  fc.constantFrom(new Then(new WaitCommand(), new WriteCommand("none", "none")), RENEW_AFTER_WRITE),
+  fc.constant(RENEW_AFTER_WRITE),
+];
 // Weighted towards the holder's ID, so sequences go deep into the table rather than stay refused.
 const role = fc.constantFrom<Role>("holder", "holder", "other");
 const COMMANDS = [
@@ -415,35 +471,56 @@ const COMMANDS = [
   fc.constantFrom(0, BREAK_PERIOD).map((p) => new LeaseCommand("break", "holder", 0, p)),
   fc.tuple(fc.constantFrom<IdMode>("none", "holder", "holder", "other"), fc.constantFrom("none", "none", "current", "stale") as fc.Arbitrary<"none" | "current" | "stale">).map(([id, c]) => new WriteCommand(id, c)),
   fc.tuple(fc.constantFrom<IdMode>("none", "holder", "other"), fc.constantFrom("none", "if-none-match-current", "if-match-stale") as fc.Arbitrary<"none" | "if-none-match-current" | "if-match-stale">).map(([id, c]) => new ReadCommand(id, c)),
-  // The wait, alone or followed by a write without a lease ID (column
-  // expired-modified) and renew with the old ID there (Azurite#2352's path), which half of the waits take.
-  fc.constant(new WaitCommand()),
-  fc.constantFrom(new Then(new WaitCommand(), new WriteCommand("none", "none")), RENEW_AFTER_WRITE),
-  fc.constant(RENEW_AFTER_WRITE),
+  ...EXPIRY_WAITS,
   // After a change the old ID is "another ID": acting with it must be refused.
   fc.constantFrom<Verb>("renew", "release").map((v) => new Then(new LeaseCommand("change", "holder", 0, 0), new LeaseCommand(v, "other", 0, 0))),
 ];
+/**
+ * The same but the expiry waits, and a short break period with a wait near its
+ * end, alone (on whatever Breaking lease the sequence has) or after breaking a lease.
+ */
+const BREAK_END_COMMANDS = [
+  ...COMMANDS.filter((c) => !EXPIRY_WAITS.includes(c)),
+  fc.constant(new LeaseCommand("break", "holder", 0, SHORT_BREAK)),
+  fc.constantFrom<fc.AsyncCommand<Model, Real>>(new NearEndWait(), NEAR_BREAK_END),
+  fc.constant(NEAR_BREAK_END),
+];
 
-/** One sequence on a fresh blob: its model starts from what the setup wrote. */
-async function sequence(t: RowContext, commands: Iterable<fc.AsyncCommand<Model, Real>>, executed: Real["executed"]): Promise<void> {
+/**
+ * One sequence on a fresh blob: its model starts from what the setup wrote.
+ * With `leased`, the setup also acquires a 15 s lease (L1), and the time budget
+ * runs from that acquire: a wait across its expiry always fits, however long
+ * the first commands take on a loaded target (the expiry paths, such as
+ * Azurite#2352's renew after a write, are then reached in every run, not only
+ * where a finite lease happens to be acquired within the first seconds).
+ */
+async function sequence(t: RowContext, commands: Iterable<fc.AsyncCommand<Model, Real>>, executed: Real["executed"], leased: boolean): Promise<void> {
   const b = await newBlockBlob(t, "v0");
   const stale = (await b.getProperties()).etag!;
   const written = await b.upload("v1", 2);
   const real: Real = { t, x: blobTarget(b), ids: { L1: guid(), L2: guid() }, steps: [], writes: 0, executed };
-  const now = written.date!.getTime();
-  const model: Model = { state: "available", finite: false, content: "v1", etag: written.etag!, stale, waited: false, now, deadline: now + BUDGET_MS };
+  let now = written.date!.getTime();
+  const model: Model = { state: "available", finite: false, content: "v1", etag: written.etag!, stale, waited: false, nearEnd: false, now, deadline: now + BUDGET_MS };
+  if (leased) {
+    t.step("acquire L1, 15 s (setup)");
+    const res = await leaseAction(t, real.x, "acquire", { proposed: real.ids.L1, duration: SHORTEST });
+    if (res.status !== 201) fail(real, model, { action: "acquire L1 (the holder), 15 s (setup)", expected: "201", observed: show(res) });
+    now = serverDate(res).getTime();
+    Object.assign(model, { state: "leased", holder: "L1", finite: true, endsAt: now + SHORTEST * 1000, now, deadline: now + BUDGET_MS });
+    real.steps.push({ action: "acquire L1 (the holder), 15 s (setup)", expected: "201", observed: show(res) });
+  }
   await fc.asyncModelRun(() => ({ model, real }), commands);
   if (model.now >= model.deadline) executed.cut++;
 }
 
 async function leaseModel(t: RowContext): Promise<void> {
   const seed = seeded(t);
-  const executed = { n: 0, waits: 0, cut: 0 };
+  const executed = { n: 0, waits: 0, nearEnd: 0, cut: 0 };
   const runs = await Promise.all(
-    Array.from({ length: SEQUENCES }, (_, i) =>
+    Array.from({ length: SEQUENCES + BREAK_END_SEQUENCES }, (_, i) =>
       fc.check(
-        fc.asyncProperty(fc.commands(COMMANDS, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
-          await sequence(t, cmds, executed);
+        fc.asyncProperty(fc.commands(i < SEQUENCES ? COMMANDS : BREAK_END_COMMANDS, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
+          await sequence(t, cmds, executed, i < SEQUENCES && i % 2 === 1);
         }),
         { seed: seed + i, numRuns: 1, interruptAfterTimeLimit: 60_000, endOnFailure: t.run.options.shrink === false },
       ),
@@ -451,7 +528,8 @@ async function leaseModel(t: RowContext): Promise<void> {
   );
   t.note("commands", executed.n);
   t.note("waits", executed.waits);
-  t.note("sequences ended by the time budget", `${executed.cut} of ${SEQUENCES} (no command starts later than ${BUDGET_MS / 1000} s after a sequence's setup, by the server's clock)`);
+  t.note("waits to a break's last seconds", executed.nearEnd);
+  t.note("sequences ended by the time budget", `${executed.cut} of ${SEQUENCES + BREAK_END_SEQUENCES} (no command starts later than ${BUDGET_MS / 1000} s after a sequence's setup, by the server's clock)`);
   for (const [i, d] of runs.entries()) {
     if (!d.failed) continue;
     const err = d.errorInstance as Error | undefined;
@@ -465,7 +543,7 @@ async function leaseModel(t: RowContext): Promise<void> {
 const rows: RowDef[] = [
   {
     id: "blob/lease/model",
-    title: `Random sequences (${SEQUENCES} × up to ${MAX_COMMANDS} commands, within ${BUDGET_MS / 1000} s each) of lease actions by two IDs, writes and reads with and without IDs and conditions, and a wait across an expiry: every answer and the lease read back agree with the Lease Blob table and the lease-ops rules`,
+    title: `Random sequences (${SEQUENCES + BREAK_END_SEQUENCES} × up to ${MAX_COMMANDS} commands, within ${BUDGET_MS / 1000} s each) of lease actions by two IDs, writes and reads with and without IDs and conditions, a wait across an expiry, and (${BREAK_END_SEQUENCES} of them) short breaks and waits to their last seconds: every answer and the lease read back agree with the Lease Blob table and the lease-ops rules`,
     level: "rest",
     source: blobLeaseSource("Lease Blob (outcomes by lease state), the lease-ops rules; catalogue M"),
     service: "blob",
