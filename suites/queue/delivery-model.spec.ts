@@ -481,15 +481,21 @@ function granted(events: Event[]): { event: Event; id: string; tnv: number; aske
   });
 }
 
-/** A history the model can judge: puts and gets answered, every answer dated by the server, every delivery with its TimeNextVisible and receipt. */
+/**
+ * A history the model can judge: puts and gets answered, every answer dated by
+ * the server, every delivery with its TimeNextVisible and receipt. Each is a
+ * documented claim (Put and Get Messages on an existing queue succeed; every
+ * answer carries Date; catalogue Q, get-messages/pop-receipt): a target
+ * breaking one fails here, never PRECONDITION_FAILED.
+ */
 function usable(events: Event[]): void {
   const refused = events.find((e) => (e.kind === "put" || e.kind === "get") && !ok(e));
   if (refused) {
     const what = refused.kind === "put" ? "Put Message" : "Get Messages";
-    throw new RowSignal("PRECONDITION_FAILED", `${refused.who}: ${what} was refused (${[refused.status, refused.code].filter(Boolean).join(" ")}): the plan could not run`);
+    throw new AssertionError(`${what} on the row's own queue was refused (${[refused.status, refused.code].filter(Boolean).join(" ")})`);
   }
   const undated = events.find((e) => ok(e) && (e.date === undefined || (e.kind !== "delete" && e.kind !== "get" && e.tnv === undefined) || e.delivered?.some((d) => Number.isNaN(d.tnv) || !d.receipt)));
-  if (undated) throw new RowSignal("PRECONDITION_FAILED", `${undated.who} ${undated.kind}: the answer carries no Date, TimeNextVisible or pop receipt: nothing to judge visibility by`);
+  if (undated) throw new AssertionError(`a ${undated.kind} answer carries no Date, TimeNextVisible or pop receipt (queue/get-messages/pop-receipt)`);
 }
 
 async function deliveryModel(t: RowContext): Promise<void> {
