@@ -2,11 +2,12 @@
 // seeds: through the proxy with no mutant, every seed passes; each stateful
 // mutant (selftest/mutants/*.ts with `killRate`) is killed in at least its
 // `atLeast` of `seeds` runs with different seeds. Prints each kill rate. The
-// plain run comes first; then the mutants of each model row run one after
-// another, the rows' lanes side by side: most of a run is waits (a lease
-// expiring), which overlap, while no row ever runs under two mutants at once,
-// so the load a row meets (and its kill rate) is that of one run, as it was
-// measured. Kill rates need no shortest failing sequence: no shrinking here.
+// plain run comes first; then each model row's mutants run in LANES_PER_ROW
+// lanes, one after another in a lane, every lane side by side: most of a run
+// is waits (a lease expiring), which overlap, while a row runs under at most
+// LANES_PER_ROW mutants at once, so the load it meets, and the kill rate it
+// shows, stay near those of one run. Kill rates need no shortest failing
+// sequence: no shrinking here.
 import { expect } from "chai";
 import { runHeadless } from "../fixtures/headless.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
@@ -19,6 +20,8 @@ const stateful = all.filter((m): m is LoadedMutant & Required<Pick<Mutant, "kill
 const rows = [...new Set(stateful.flatMap((m) => m.kills))];
 const SEEDS = Math.max(...stateful.map((m) => m.killRate.seeds));
 const seeds = Array.from({ length: SEEDS }, (_, i) => 1000 + i);
+/** Mutants of one model row measured at once (see above). */
+const LANES_PER_ROW = 1;
 
 /** Runs `ids` once per seed, all seeds side by side, through a proxy applying `mutant` (or none). */
 async function perSeed(ids: string[], mutant?: Mutant): Promise<{ seed: number; failed: string[]; statuses: string[] }[]> {
@@ -49,8 +52,11 @@ function start(): NonNullable<typeof started> {
   const plain = perSeed(rows);
   const lanes = new Map<string, Promise<unknown>>();
   const mutants = new Map<string, Promise<SeedRuns>>();
+  const perRow = new Map<string, number>();
   for (const m of stateful) {
-    const lane = m.kills[0];
+    const n = perRow.get(m.kills[0]) ?? 0;
+    perRow.set(m.kills[0], n + 1);
+    const lane = `${m.kills[0]} ${n % LANES_PER_ROW}`;
     const run = (lanes.get(lane) ?? plain.catch(() => undefined)).then(() => perSeed(m.kills, m));
     lanes.set(lane, run.catch(() => undefined));
     mutants.set(m.name, run);

@@ -15,7 +15,7 @@ import { cleanEnv, ROOT } from "./cli-kit.ts";
 
 // A few rows of one table: the Action's plumbing is under test, not the suite.
 const GREP = "container-ops/create-container/";
-const MUTANT = "container-ops-create-no-etag";
+const MUTANT = "etag-create-container-missing";
 const KILLED = "blob/container-ops/create-container/etag";
 
 const runnerEnv = () => cleanEnv() as Record<string, string>;
