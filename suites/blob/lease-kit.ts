@@ -2,6 +2,7 @@
 // (so exactly the headers the claim names go on the wire, including "no ID"),
 // lease state read back from the target, and blobs put into each lease state.
 import { randomUUID } from "node:crypto";
+import { AssertionError } from "chai";
 import type { BlobClient, BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
 import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
 import { WaitTimeout, type RowContext } from "../../fixtures/engine.ts";
@@ -161,14 +162,7 @@ export async function waitForLeaseState(t: RowContext, x: LeaseTarget, state: Le
 
 /** Waits until the server's own clock reads at least `at` (no local clock in a verdict). */
 export async function waitForServerTime(t: RowContext, x: LeaseTarget, at: Date, timeoutMs: number): Promise<LeaseView> {
-  return t.waitFor(
-    `server time ${at.toISOString()}`,
-    async () => {
-      const v = await readLease(t, x);
-      return v.date && v.date.getTime() >= at.getTime() ? v : undefined;
-    },
-    { timeoutMs, intervalMs: 500 },
-  );
+  return t.waitForServerTime(`server time ${at.toISOString()}`, () => readLease(t, x), (v) => v.date?.getTime() ?? -Infinity, at.getTime(), { timeoutMs, intervalMs: 500 });
 }
 
 /** Break period used to hold a lease in Breaking long enough to act on it. */
@@ -235,6 +229,25 @@ export async function blobInState(t: RowContext, state: StatedLease, blob?: Bloc
 export function stillBreaking(s: StatedBlob, v: LeaseView, marginMs = 1000): void {
   if (s.breakEnds && v.date && v.date.getTime() >= s.breakEnds.getTime() - marginMs) {
     preconditionFailed("the break period ran out before the state could be read back");
+  }
+}
+
+/**
+ * Runs checks that need the lease still Breaking after `res` (an action on
+ * it, which may have shortened the break: x-ms-lease-time). A check that
+ * fails on an answer dated within a second of the break's end (server clock)
+ * tells nothing: the row cannot tell (PRECONDITION_FAILED), never a FAIL.
+ */
+export async function whileBreaking(s: StatedBlob, res: RawResponse, check: () => Promise<void>): Promise<void> {
+  const from = currentEvidence()?.exchanges.length ?? 0;
+  try {
+    await check();
+  } catch (err) {
+    const left = Number(res.headers["x-ms-lease-time"]);
+    const ends = Math.min(s.breakEnds?.getTime() ?? Infinity, Number.isFinite(left) ? serverDate(res).getTime() + left * 1000 : Infinity);
+    const answered = (currentEvidence()?.exchanges.slice(from) ?? []).map((e) => Date.parse(e.responseHeaders["date"] ?? "")).filter((d) => !Number.isNaN(d));
+    if (err instanceof AssertionError && answered.some((d) => d >= ends - 1000)) preconditionFailed("the break period ran out before the holder could be checked");
+    throw err;
   }
 }
 

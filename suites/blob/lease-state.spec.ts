@@ -23,6 +23,7 @@ import {
   readLease,
   SHORTEST,
   stillBreaking,
+  whileBreaking,
   blobTarget,
   type LeaseAction,
   type LeaseArgs,
@@ -76,7 +77,8 @@ async function runCell(t: RowContext, action: (typeof ACTIONS)[number], state: S
   }
   if (expected.holder) {
     const [holder, other] = expected.holder === "A" ? [s.a, s.other] : [s.other, s.a];
-    await expectHolder(t, s.x, `after ${what}`, holder, other);
+    const holds = () => expectHolder(t, s.x, `after ${what}`, holder, other);
+    await (state === "breaking" ? whileBreaking(s, res, holds) : holds());
   }
 }
 

@@ -18,6 +18,12 @@ import { otherClient, peek, queueWithMessage, rawGetMessages } from "../queue/qu
 import { GRANULARITY_MS, LEGAL_LATE_MS, WINDOWS, type OpenWindow, type WindowClaim, type WindowKind } from "./window-claims.ts";
 
 const WRITTEN = "written once the break ended";
+/**
+ * The late probe starts this long before the window's end (server clock): in
+ * its last part, yet with two seconds for a loaded target to answer before the
+ * last one, where the end may legally have come (granularity).
+ */
+const LATE_PROBE_LEAD_MS = 3000;
 const when = (phase: "start" | "late") => (phase === "start" ? "right after the window opened" : "in the window's last part");
 
 async function breakPeriod(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
@@ -122,10 +128,7 @@ async function bothEnds(t: RowContext, claim: WindowClaim): Promise<void> {
   t.step("probe right after the window opened");
   await w.held("start");
   t.step("wait for the window's last part (server clock)");
-  await t.waitFor("the server's clock 2 s before the window's end", async () => ((await w.clock()) >= w.end - 2 * GRANULARITY_MS ? true : undefined), {
-    timeoutMs: claim.seconds * 1000 + 20_000,
-    intervalMs: 250,
-  });
+  await t.waitForServerTime("the server's clock 3 s before the window's end", w.clock, (d) => d, w.end - LATE_PROBE_LEAD_MS, { timeoutMs: claim.seconds * 1000 + 20_000, intervalMs: 250 });
   t.step("probe in the window's last part");
   const from = currentEvidence()?.exchanges.length ?? 0;
   try {
@@ -138,7 +141,7 @@ async function bothEnds(t: RowContext, claim: WindowClaim): Promise<void> {
     throw err;
   }
   t.step("after the window's end: lapsed by its end + 2 s (server clock)");
-  await t.waitFor("the server's clock past the window's end", async () => ((await w.clock()) >= w.end ? true : undefined), { timeoutMs: 20_000, intervalMs: 250 });
+  await t.waitForServerTime("the server's clock past the window's end", w.clock, (d) => d, w.end, { timeoutMs: 20_000, intervalMs: 250 });
   const by = w.end + GRANULARITY_MS + LEGAL_LATE_MS;
   await t.waitFor(
     "the window lapsing",
