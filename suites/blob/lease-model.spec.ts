@@ -66,10 +66,12 @@ interface Model {
   /** Server time of the last answer, and the time after which no command starts (BUDGET_MS). */
   now: number;
   deadline: number;
+  /** Shared by the row's sequences: once one failed in a run that does not shrink, the verdict is FAIL and the others start no more commands. */
+  row: { stopped: boolean };
 }
 
 /** Commands start while the sequence's time budget lasts. */
-const open = (m: Readonly<Model>) => !m.off && m.now < m.deadline;
+const open = (m: Readonly<Model>) => !m.off && !m.row.stopped && m.now < m.deadline;
 
 interface Step {
   action: string;
@@ -368,6 +370,15 @@ class ReadCommand implements fc.AsyncCommand<Model, Real> {
   }
 }
 
+/** Another sequence of the row failed (Model.row): this one ends where it is, without a verdict of its own. */
+class Stopped extends Error {}
+
+/** Reads the lease for a wait, unless the row has stopped (a wait then ends within 2 s: its sleeps are no longer). */
+async function readUnlessStopped(m: Readonly<Model>, r: Real): Promise<LeaseView> {
+  if (m.row.stopped) throw new Stopped();
+  return readLease(r.t, r.x);
+}
+
 /**
  * Waits (by the server's clock) until a 15 s lease's end has passed, or its
  * break's (a break never outlasts the lease). One per sequence, so a run
@@ -383,10 +394,7 @@ class WaitCommand implements fc.AsyncCommand<Model, Real> {
     r.executed.n++;
     r.executed.waits++;
     const until = m.endsAt! + MARGIN_MS;
-    const v = await r.t.waitFor("the server's clock past the end", async () => {
-      const view = await readLease(r.t, r.x);
-      return view.date!.getTime() >= until ? view : undefined;
-    }, { timeoutMs: 40_000, intervalMs: 1000 });
+    const v = await r.t.waitForServerTime("the server's clock past the end", () => readUnlessStopped(m, r), (view) => view.date!.getTime(), until, { timeoutMs: 40_000, intervalMs: 1000, maxSleepMs: 2000 });
     const settled = settle(m, v.date!.getTime())[0];
     if (!readBackAgrees(settled, v)) fail(r, m, { action: this.toString(), expected: describeModel(settled), observed: `${v.state}/${v.status}` });
     r.steps.push({ action: this.toString(), expected: describeModel(settled), observed: `${v.state}/${v.status}` });
@@ -412,14 +420,20 @@ class NearEndWait implements fc.AsyncCommand<Model, Real> {
     r.executed.n++;
     r.executed.nearEnd++;
     const until = m.endsAt! - MARGIN_MS - 1000;
-    const v = await r.t.waitFor("the server's clock near the break's end", async () => {
-      const view = await readLease(r.t, r.x);
-      // Every read on the way is judged: the lease must read Breaking until the margin.
-      if (!settle(m, view.date!.getTime()).some((c) => readBackAgrees(c, view))) {
-        fail(r, m, { action: this.toString(), expected: describeModel(m), observed: `${view.state}/${view.status}` });
-      }
-      return view.date!.getTime() >= until ? view : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 500 });
+    const v = await r.t.waitForServerTime(
+      "the server's clock near the break's end",
+      async () => {
+        const view = await readUnlessStopped(m, r);
+        // Every read on the way is judged (one at least every 2 s): the lease must read Breaking until the margin.
+        if (!settle(m, view.date!.getTime()).some((c) => readBackAgrees(c, view))) {
+          fail(r, m, { action: this.toString(), expected: describeModel(m), observed: `${view.state}/${view.status}` });
+        }
+        return view;
+      },
+      (view) => view.date!.getTime(),
+      until,
+      { timeoutMs: 30_000, intervalMs: 500, maxSleepMs: 2000 },
+    );
     r.steps.push({ action: this.toString(), expected: describeModel(m), observed: `${v.state}/${v.status}` });
     Object.assign(m, { nearEnd: true, now: v.date!.getTime() });
   }
@@ -494,13 +508,13 @@ const BREAK_END_COMMANDS = [
  * Azurite#2352's renew after a write, are then reached in every run, not only
  * where a finite lease happens to be acquired within the first seconds).
  */
-async function sequence(t: RowContext, commands: Iterable<fc.AsyncCommand<Model, Real>>, executed: Real["executed"], leased: boolean): Promise<void> {
+async function sequence(t: RowContext, commands: Iterable<fc.AsyncCommand<Model, Real>>, executed: Real["executed"], leased: boolean, row: Model["row"]): Promise<void> {
   const b = await newBlockBlob(t, "v0");
   const stale = (await b.getProperties()).etag!;
   const written = await b.upload("v1", 2);
   const real: Real = { t, x: blobTarget(b), ids: { L1: guid(), L2: guid() }, steps: [], writes: 0, executed };
   let now = written.date!.getTime();
-  const model: Model = { state: "available", finite: false, content: "v1", etag: written.etag!, stale, waited: false, nearEnd: false, now, deadline: now + BUDGET_MS };
+  const model: Model = { state: "available", finite: false, content: "v1", etag: written.etag!, stale, waited: false, nearEnd: false, now, deadline: now + BUDGET_MS, row };
   if (leased) {
     t.step("acquire L1, 15 s (setup)");
     const res = await leaseAction(t, real.x, "acquire", { proposed: real.ids.L1, duration: SHORTEST });
@@ -516,13 +530,22 @@ async function sequence(t: RowContext, commands: Iterable<fc.AsyncCommand<Model,
 async function leaseModel(t: RowContext): Promise<void> {
   const seed = seeded(t);
   const executed = { n: 0, waits: 0, nearEnd: 0, cut: 0 };
+  const noShrink = t.run.options.shrink === false;
+  const row = { stopped: false };
   const runs = await Promise.all(
     Array.from({ length: SEQUENCES + BREAK_END_SEQUENCES }, (_, i) =>
       fc.check(
         fc.asyncProperty(fc.commands(i < SEQUENCES ? COMMANDS : BREAK_END_COMMANDS, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
-          await sequence(t, cmds, executed, i < SEQUENCES && i % 2 === 1);
+          try {
+            await sequence(t, cmds, executed, i < SEQUENCES && i % 2 === 1, row);
+          } catch (err) {
+            if (err instanceof Stopped) return;
+            // Without shrinking nothing replays this sequence: the others may stop.
+            if (noShrink) row.stopped = true;
+            throw err;
+          }
         }),
-        { seed: seed + i, numRuns: 1, interruptAfterTimeLimit: 60_000, endOnFailure: t.run.options.shrink === false },
+        { seed: seed + i, numRuns: 1, interruptAfterTimeLimit: 60_000, endOnFailure: noShrink },
       ),
     ),
   );
