@@ -1,15 +1,15 @@
 // The whole suite run once through the proxy with no mutant, against the
-// shared Azurite (expectations: azurite), started on first use and shared by
-// every self-test file that compares a deviating target with a correct one.
+// shared Azurite (expectations: azurite), started on first use and shared
+// (selftest/shared.ts) by every self-test file that compares a deviating
+// target with a correct one.
 import type { RowResult } from "../model/result.ts";
 import { runHeadless } from "../fixtures/headless.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { startProxy } from "./proxy.ts";
-
-let baseline: Promise<RowResult[]> | undefined;
+import { sharedOnce } from "./shared.ts";
 
 export function proxiedBaseline(): Promise<RowResult[]> {
-  baseline ??= (async () => {
+  return sharedOnce("proxied-baseline", async () => {
     const a = await sharedAzurite();
     const proxy = await startProxy({ upstream: a.ports });
     try {
@@ -17,6 +17,5 @@ export function proxiedBaseline(): Promise<RowResult[]> {
     } finally {
       await proxy.stop();
     }
-  })();
-  return baseline;
+  });
 }

@@ -1,24 +1,26 @@
 // `npm run selftest [grep]`: the suite's own tests (selftest/**/*.test.ts),
-// each file in a process of its own, several side by side (most of their time
-// is spent waiting on leases, visibility timeouts and child processes, not on
-// the CPU). Files that share a costly run (the whole suite through the proxy
-// with no mutant, selftest/baseline.ts) share a process. Longest first, by the
-// times of the last full run (selftest/times.json, committed: a fresh clone
-// starts the long ones first too, and the figures quoted in the docs come from
-// it). Each process's output
-// is printed whole when it ends; at the end, the wall time of each, slowest
-// first, then the line `N passed, N failed, N skipped`. The model rows' kill
-// rates (models.test.ts) are measured with nothing else running: a lease
-// model sequence runs within a time budget, so a loaded machine cuts
-// sequences short and lowers the rates it measures; that file runs first,
-// alone, then the others side by side.
+// each file in a process of its own, several side by side (much of their time
+// is spent waiting on leases, visibility timeouts and child processes). A
+// costly run several files use (the whole suite through the proxy with no
+// mutant, a run of the CLI from source) is made once, by the first process
+// that asks, in a scratch directory they share (selftest/shared.ts,
+// SELFTEST_SHARED_DIR). Longest first, by the times of the last full run
+// (selftest/times.json, committed: a fresh clone starts the long ones first
+// too, and the figures quoted in the docs come from it). Each process's
+// output is printed whole when it ends; at the end, the wall and CPU time of
+// each (its process and the children it waited for: on two cores the CPU,
+// not the waits, sets the total), slowest first, then the line
+// `N passed, N failed, N skipped`. The model rows' kill rates
+// (models.test.ts) are measured with nothing else running: a lease model
+// sequence runs within a time budget, so a loaded machine cuts sequences
+// short and lowers the rates it measures (even light files beside it do);
+// that file runs first, alone, then the others side by side.
 //   SELFTEST_JOBS: processes at once (default 4).
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import pLimit from "p-limit";
 import { filesEndingWith } from "../fixtures/mocha-load.ts";
 import { ROOT } from "../fixtures/paths.ts";
 
@@ -39,21 +41,20 @@ interface Tally {
   passes: number;
   failures: number;
   pending: number;
+  /** CPU seconds of the file's process and the children it waited for (see worker.ts). */
+  cpuSeconds?: number;
 }
 interface Job {
   name: string;
   files: string[];
 }
 
-/** One job per file, but files that share the proxied baseline run together. */
+/** One job per file. */
 function jobs(): Job[] {
-  const files = filesEndingWith(here, ".test.ts");
-  const sharing = files.filter((f) => /from "\.{1,2}\/baseline\.ts"/.test(readFileSync(f, "utf8")));
-  const rest = files.filter((f) => !sharing.includes(f));
-  const name = (fs: string[]) => fs.map((f) => relative(here, f)).join(" + ");
-  return [...(sharing.length ? [{ name: name(sharing), files: sharing }] : []), ...rest.map((f) => ({ name: name([f]), files: [f] }))];
+  return filesEndingWith(here, ".test.ts").map((f) => ({ name: relative(here, f), files: [f] }));
 }
 
+/** Wall seconds per file in the last full run. */
 function lastTimes(): Record<string, number> {
   try {
     return existsSync(TIMES) ? (JSON.parse(readFileSync(TIMES, "utf8")) as { seconds: Record<string, number> }).seconds : {};
@@ -67,7 +68,7 @@ async function runJob(job: Job, scratch: string): Promise<{ job: Job; tally: Tal
   const started = Date.now();
   const child = spawn(process.execPath, ["--import", "tsx", join(here, "worker.ts"), "--tally", tallyPath, ...(grep ? ["--grep", grep] : []), ...job.files], {
     cwd: ROOT,
-    env: process.env,
+    env: { ...process.env, SELFTEST_SHARED_DIR: scratch },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -86,9 +87,8 @@ async function runJob(job: Job, scratch: string): Promise<{ job: Job; tally: Tal
 
 const started = Date.now();
 const times = lastTimes();
-const all = jobs().sort((a, b) => (times[b.name] ?? 0) - (times[a.name] ?? 0));
+const seconds = (j: Job) => times[j.name] ?? 0;
 const scratch = mkdtempSync(join(tmpdir(), "selftest-"));
-const limit = pLimit(JOBS);
 const ran = (t: Tally) => t.passes + t.failures + t.pending > 0;
 const report = async (job: Job) => {
   const r = await runJob(job, scratch);
@@ -96,10 +96,18 @@ const report = async (job: Job) => {
   if (ran(r.tally) || r.code !== 0) process.stdout.write(`\n===== ${job.name} (${Math.round(r.seconds)} s) =====\n${r.output}`);
   return r;
 };
+// The files measured alone run first, then every file left, JOBS at once,
+// the longest first.
+const all = jobs();
 const alone = all.filter((j) => ALONE.includes(j.name));
-const done = [];
+const left = all.filter((j) => !alone.includes(j)).sort((a, b) => seconds(b) - seconds(a));
+const done: Awaited<ReturnType<typeof report>>[] = [];
 for (const job of alone) done.push(await report(job));
-done.push(...(await Promise.all(all.filter((j) => !alone.includes(j)).map((job) => limit(() => report(job))))));
+await Promise.all(
+  Array.from({ length: JOBS }, async () => {
+    for (let job = left.shift(); job; job = left.shift()) done.push(await report(job));
+  }),
+);
 
 const total = done.reduce((t, r) => ({ passes: t.passes + r.tally.passes, failures: t.failures + r.tally.failures, pending: t.pending + r.tally.pending }), { passes: 0, failures: 0, pending: 0 });
 const wall = Math.round((Date.now() - started) / 1000);
@@ -111,12 +119,14 @@ if (!grep) {
     wallSeconds: wall,
     tests: total,
     seconds: Object.fromEntries([...done].sort((a, b) => b.seconds - a.seconds).map((r) => [r.job.name, Math.round(r.seconds)])),
+    cpuSeconds: Object.fromEntries([...done].sort((a, b) => (b.tally.cpuSeconds ?? 0) - (a.tally.cpuSeconds ?? 0)).map((r) => [r.job.name, Math.round(r.tally.cpuSeconds ?? 0)])),
   };
   writeFileSync(TIMES, JSON.stringify(record, null, 2) + "\n");
 }
-console.log(`\nself-test wall time per file (${JOBS} at once), slowest first:`);
+console.log(`\nself-test wall time per file (${JOBS} at once), slowest first, with CPU time:`);
 for (const r of [...done].sort((a, b) => b.seconds - a.seconds).filter((r) => ran(r.tally) || r.code !== 0)) {
-  console.log(`  ${String(Math.round(r.seconds)).padStart(4)} s  ${r.job.name}  (${r.tally.passes} passed, ${r.tally.failures} failed, ${r.tally.pending} skipped)`);
+  const cpu = r.tally.cpuSeconds === undefined ? "" : `${Math.round(r.tally.cpuSeconds)} s CPU`;
+  console.log(`  ${String(Math.round(r.seconds)).padStart(4)} s ${cpu.padStart(10)}  ${r.job.name}  (${r.tally.passes} passed, ${r.tally.failures} failed, ${r.tally.pending} skipped)`);
 }
 console.log(`\nselftest wall time: ${wall} s`);
 console.log(`${total.passes} passed, ${total.failures} failed, ${total.pending} skipped`);

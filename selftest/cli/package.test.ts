@@ -7,7 +7,8 @@
 // - the programmatic API runs the suite and resolves to its report, and its
 //   types resolve for a TypeScript consumer;
 // - a full run against the embedded Azurite gives the verdicts of a run from
-//   source (`npm test`), with the same seed, and writes every report;
+//   source (`npm test`, with the same seed: the run cli/runs.test.ts compares
+//   an external emulator with, cli/source-run.ts), and writes every report;
 // - the time from start to the first row is not more than from source (as
 //   the installed command ran before it was compiled: through tsx).
 // npm installs from its cache where it can (--prefer-offline): one install.
@@ -17,8 +18,9 @@ import { dirname, join } from "node:path";
 import { assert } from "chai";
 import { embeddedPackage } from "../../fixtures/azurite.ts";
 import { STATUSES, type Report } from "../../model/result.ts";
-import { cleanEnv, collect, oneLine, readReport, ROOT, runCli, tmpDir, type CliResult } from "./cli-kit.ts";
+import { cleanEnv, collect, oneLine, readReport, ROOT, tmpDir, type CliResult } from "./cli-kit.ts";
 import { ALLOWED_IN_TARBALL, FORBIDDEN_IN_TARBALL, UNPACKED_BUDGET_BYTES } from "./package-facts.ts";
+import { SOURCE_SEED, sourceRun } from "./source-run.ts";
 
 /**
  * What npm needs to reach the registry from this machine (a proxy, the CA of a
@@ -28,7 +30,6 @@ import { ALLOWED_IN_TARBALL, FORBIDDEN_IN_TARBALL, UNPACKED_BUDGET_BYTES } from 
 const NETWORK = /^(https?_proxy|no_proxy|node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|npm_config_(registry|cafile|ca|strict_ssl|https?_proxy|proxy|noproxy))$/i;
 const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}`;
 const NAME = "azure-storage-concurrency-conformance";
-const SEED = "20261124";
 /** One quick row: the time to the first row is then the start-up (load, Azurite, preflight) and one row. */
 const ONE_ROW = "create-container/etag:";
 const ROW_LINE = new RegExp(`^\\s+(${STATUSES.join("|")})\\s+\\S+ \\(\\d+ ms`, "m");
@@ -149,8 +150,7 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
 
   it("a full run against the embedded Azurite gives the verdicts of a run from source, and writes every report", async function () {
     const reports = join(app, "reports");
-    const sourceReports = tmpDir("source");
-    const [installed, source] = await Promise.all([sh(bin(NAME), ["--seed", SEED], app, 300_000), runCli(["--seed", SEED, "--report-dir", sourceReports], {}, 300_000)]);
+    const [installed, { dir: sourceReports, cli: source }] = await Promise.all([sh(bin(NAME), ["--seed", SOURCE_SEED], app, 300_000), sourceRun()]);
     assert.equal(installed.code, 0, `${installed.stdout.slice(-3000)}\n${installed.stderr.slice(-2000)}`);
     assert.equal(source.code, 0, source.stderr.slice(-2000));
     assert.match(installed.stdout.trim().split("\n").at(-1)!, /^\d+ passed, 0 failed, \d+ skipped$/);

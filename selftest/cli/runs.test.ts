@@ -1,7 +1,8 @@
 // Targets, run info and secrets, through the CLI:
-// - an embedded run (no connection string) and a run against a second Azurite
-//   started separately (an external emulator, by connection string, with its
-//   own account and key) give the same status for every ID;
+// - an embedded run (no connection string; the run from source the package
+//   self-test compares with too, cli/source-run.ts) and a run against a
+//   second Azurite started separately (an external emulator, by connection
+//   string, with its own account and key) give the same status for every ID;
 // - the run info says what ran against what;
 // - the account key, Shared Key signatures, Authorization headers and SAS
 //   signatures appear in no output and no artefact (also with a SAS
@@ -25,6 +26,7 @@ import { NAME_PREFIX } from "../../fixtures/names.ts";
 import { resolveConnectionString } from "../../fixtures/target.ts";
 import type { Report } from "../../model/result.ts";
 import { accountConnectionString, artefacts, privateAzurite, readReport, ROOT, runCli, tmpDir, type CliResult } from "./cli-kit.ts";
+import { sourceRun } from "./source-run.ts";
 
 const ACCOUNT = "certacct1";
 const KEY = randomBytes(64).toString("base64");
@@ -89,7 +91,7 @@ describe("CLI: targets, run info and secrets", function () {
       return { dir, cli, report: readReport(dir) };
     };
     [embedded, external, viaSas] = await Promise.all([
-      run([], {}),
+      sourceRun().then(({ dir, cli }) => ({ dir, cli, report: readReport(dir) })),
       run([], { AZURE_STORAGE_CONNECTION_STRING: accountConnectionString(azurite, ACCOUNT, { key: KEY }) }),
       run(["--grep", SAS_GREP], { AZURE_STORAGE_CONNECTION_STRING: accountConnectionString(azurite, ACCOUNT, { sas }) }),
     ]);
