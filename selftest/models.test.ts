@@ -1,12 +1,12 @@
 // The model rows (catalogue M) can fail, and fail only for cause, over many
 // seeds: through the proxy with no mutant, every seed passes; each stateful
 // mutant (selftest/mutants/*.ts with `killRate`) is killed in at least its
-// `atLeast` of `seeds` runs with different seeds. Prints each kill rate. The
-// plain run comes first; then each model row's mutants run in LANES_PER_ROW
-// lanes, one after another in a lane, every lane side by side: most of a run
-// is waits (a lease expiring), which overlap, while a row runs under at most
-// LANES_PER_ROW mutants at once, so the load it meets, and the kill rate it
-// shows, stay near those of one run. Kill rates need no shortest failing
+// `atLeast` of `seeds` runs with different seeds. Prints each kill rate. Each
+// model row's plain run comes first, then its mutants run in LANES_PER_ROW
+// lanes, one after another in a lane, every row's lanes side by side: most
+// of a run is waits (a lease expiring), which overlap, while a row runs under
+// at most LANES_PER_ROW mutants (or its plain run) at once, so the load it
+// meets, and the kill rate it shows, stay near those of one run. Kill rates need no shortest failing
 // sequence: no shrinking here.
 import { expect } from "chai";
 import { runHeadless } from "../fixtures/headless.ts";
@@ -46,10 +46,13 @@ async function perSeed(ids: string[], mutant?: Mutant): Promise<{ seed: number; 
 
 type SeedRuns = Awaited<ReturnType<typeof perSeed>>;
 let started: { plain: Promise<SeedRuns>; mutants: Map<string, Promise<SeedRuns>> } | undefined;
-/** Starts every run on first use: the plain one, then one lane per model row. */
+/** Starts every run on first use: per model row, its plain run, then its mutants in its lanes. */
 function start(): NonNullable<typeof started> {
   if (started) return started;
-  const plain = perSeed(rows);
+  const plainOf = new Map(rows.map((row) => [row, perSeed([row])]));
+  const plain = Promise.all([...plainOf.values()]).then((runs) =>
+    seeds.map((seed, i) => ({ seed, failed: runs.flatMap((r) => r[i].failed), statuses: runs.flatMap((r) => r[i].statuses) })),
+  );
   const lanes = new Map<string, Promise<unknown>>();
   const mutants = new Map<string, Promise<SeedRuns>>();
   const perRow = new Map<string, number>();
@@ -57,7 +60,7 @@ function start(): NonNullable<typeof started> {
     const n = perRow.get(m.kills[0]) ?? 0;
     perRow.set(m.kills[0], n + 1);
     const lane = `${m.kills[0]} ${n % LANES_PER_ROW}`;
-    const run = (lanes.get(lane) ?? plain.catch(() => undefined)).then(() => perSeed(m.kills, m));
+    const run = (lanes.get(lane) ?? plainOf.get(m.kills[0])!.catch(() => undefined)).then(() => perSeed(m.kills, m));
     lanes.set(lane, run.catch(() => undefined));
     mutants.set(m.name, run);
   }
