@@ -83,7 +83,7 @@ describe("CLI: Ctrl-C", function () {
     child.kill("SIGINT");
     const r = await done;
     assert.equal(r.code, 130, r.stderr);
-    assert.match(r.stderr, /resources with prefix cc[0-9a-z]{11} removed/);
+    assert.match(r.stderr, /resources with prefix cc[0-9a-z]{13} removed/);
     assert.deepEqual(await ours(), [], "every resource of the run was removed");
   });
 });

@@ -136,7 +136,7 @@ describe("CLI: targets, run info and secrets", function () {
       assert.isTrue(r.results.filter((x) => x.service === "file").every((x) => x.status === "NOT_AVAILABLE"), "file rows are NOT_AVAILABLE");
       assert.equal(run.expectations, "expectations/azurite.json", "an Azurite by Server header gets Azurite's expectations");
       assert.equal(run.leftovers, 0, "nothing left behind");
-      assert.match(run.runPrefix, new RegExp(`^${NAME_PREFIX}[0-9a-z]{7}[0-9a-f]{4}$`));
+      assert.match(run.runPrefix, new RegExp(`^${NAME_PREFIX}[0-9a-z]{7}[0-9a-f]{6}$`));
       assert.equal(r.summary.total, r.results.length);
     }
     assert.match(embedded.report.run.target.azuriteVersion ?? "", /^\d+\.\d+\.\d+$/);
