@@ -84,7 +84,7 @@ export async function runMutant(azurite: EmbeddedAzurite, mutant: LoadedMutant, 
       expectations: "azurite",
       concurrency: opts.rowConcurrency,
     });
-    const ran = run.results.map((r) => ({ id: r.id, status: r.status, message: r.message }));
+    const ran = run.results.map((r) => ({ id: r.id, status: r.status, message: r.message, rerun: r.retried ? (r.retried.message ?? "re-run") : undefined }));
     const killers = ran.filter((r) => r.status === "FAIL" || r.status === "UNEXPECTED_PASS");
     // A request the proxy rewrote and signed wrongly fails for the proxy's sake, not the mutant's.
     const problem =
@@ -154,9 +154,25 @@ export function waits(mutant: Mutant): boolean {
 }
 
 /**
+ * Why a survivor's run told nothing: the run failed; a named row ended with a
+ * status that means the environment could not tell; or a named row ran twice
+ * (a transport fault), where a mutant that counts requests (the second write
+ * to an account-wide setting) met the second attempt in another state.
+ */
+function untold(r: MutantOutcome): string | undefined {
+  if (r.verdict !== "survived") return undefined;
+  if (r.problem?.startsWith("the run failed")) return r.problem;
+  const env = r.ran.filter((x) => x.status === "INCONCLUSIVE" || x.status === "PRECONDITION_FAILED" || x.rerun);
+  return env.length ? `the first run could not tell: ${env.map((x) => `${x.id} ${x.status}${x.rerun ? ` after a re-run (${x.rerun})` : ""}: ${x.message ?? ""}`).join("; ")}` : undefined;
+}
+
+/**
  * Runs mutants concurrently, results in the order given: those whose rows
  * mostly wait all start at once, outside the bound (their runs sleep, and
  * would hold a place in it for seconds), the others `concurrency` at a time.
+ * A survivor whose run told nothing (untold: a loaded machine answered too
+ * late for a timed row, or a preflight timed out) runs once more, after the
+ * others, one at a time: a survival must come from a run that could tell.
  */
 export async function runMutants(
   azurite: EmbeddedAzurite,
@@ -169,7 +185,13 @@ export async function runMutants(
     opts.onResult?.(r);
     return r;
   };
-  return Promise.all(mutants.map((m) => (waits(m) ? run(m) : limit(() => run(m)))));
+  const first = await Promise.all(mutants.map((m) => (waits(m) ? run(m) : limit(() => run(m)))));
+  const results: MutantOutcome[] = [];
+  for (const [i, r] of first.entries()) {
+    const why = untold(r);
+    results.push(why ? { ...(await run(mutants[i])), rerunBecause: why } : r);
+  }
+  return results;
 }
 
 async function main(argv: string[]): Promise<number> {

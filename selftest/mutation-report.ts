@@ -9,6 +9,8 @@ export interface TestOutcome {
   id: string;
   status: Status;
   message?: string;
+  /** The row ran twice (its first attempt met a transport fault): what the first told. */
+  rerun?: string;
 }
 
 export interface MutantOutcome {
@@ -29,6 +31,8 @@ export interface MutantOutcome {
   problem?: string;
   durationMs: number;
   proxy?: { requests: number; mutatedRequests: number; mutatedResponses: number };
+  /** Why this is a second run: the first could not tell (see runMutants). */
+  rerunBecause?: string;
 }
 
 export interface MutationReport {
