@@ -373,7 +373,7 @@ class ReadCommand implements fc.AsyncCommand<Model, Real> {
 /** Another sequence of the row failed (Model.row): this one ends where it is, without a verdict of its own. */
 class Stopped extends Error {}
 
-/** Reads the lease for a wait, unless the row has stopped (a wait then ends within 2 s: its sleeps are no longer). */
+/** Reads the lease for a wait, unless the row has stopped (a wait then ends within a second: it reads every second or more often, so that it ends as soon after its end as before). */
 async function readUnlessStopped(m: Readonly<Model>, r: Real): Promise<LeaseView> {
   if (m.row.stopped) throw new Stopped();
   return readLease(r.t, r.x);
@@ -394,7 +394,7 @@ class WaitCommand implements fc.AsyncCommand<Model, Real> {
     r.executed.n++;
     r.executed.waits++;
     const until = m.endsAt! + MARGIN_MS;
-    const v = await r.t.waitForServerTime("the server's clock past the end", () => readUnlessStopped(m, r), (view) => view.date!.getTime(), until, { timeoutMs: 40_000, intervalMs: 1000, maxSleepMs: 2000 });
+    const v = await r.t.waitForServerTime("the server's clock past the end", () => readUnlessStopped(m, r), (view) => view.date!.getTime(), until, { timeoutMs: 40_000, intervalMs: 1000, maxSleepMs: 1000 });
     const settled = settle(m, v.date!.getTime())[0];
     if (!readBackAgrees(settled, v)) fail(r, m, { action: this.toString(), expected: describeModel(settled), observed: `${v.state}/${v.status}` });
     r.steps.push({ action: this.toString(), expected: describeModel(settled), observed: `${v.state}/${v.status}` });
@@ -424,7 +424,7 @@ class NearEndWait implements fc.AsyncCommand<Model, Real> {
       "the server's clock near the break's end",
       async () => {
         const view = await readUnlessStopped(m, r);
-        // Every read on the way is judged (one at least every 2 s): the lease must read Breaking until the margin.
+        // Every read on the way is judged: the lease must read Breaking until the margin.
         if (!settle(m, view.date!.getTime()).some((c) => readBackAgrees(c, view))) {
           fail(r, m, { action: this.toString(), expected: describeModel(m), observed: `${view.state}/${view.status}` });
         }
@@ -432,7 +432,7 @@ class NearEndWait implements fc.AsyncCommand<Model, Real> {
       },
       (view) => view.date!.getTime(),
       until,
-      { timeoutMs: 30_000, intervalMs: 500, maxSleepMs: 2000 },
+      { timeoutMs: 30_000, intervalMs: 500, maxSleepMs: 500 },
     );
     r.steps.push({ action: this.toString(), expected: describeModel(m), observed: `${v.state}/${v.status}` });
     Object.assign(m, { nearEnd: true, now: v.date!.getTime() });
