@@ -1,5 +1,6 @@
 // `npm run selftest [grep]`: the suite's own tests (selftest/**/*.test.ts),
-// each file in a process of its own, several side by side (much of their time
+// each file in a process of its own (but the quick ones: QUICK), several
+// side by side (much of their time
 // is spent waiting on leases, visibility timeouts and child processes). A
 // costly run several files use (the whole suite through the proxy with no
 // mutant, a run of the CLI from source) is made once, by the first process
@@ -26,7 +27,7 @@ import { ROOT } from "../fixtures/paths.ts";
 
 if (process.argv[2] === "--help" || process.argv[2] === "-h") {
   console.log(
-    "Usage: npm run selftest [-- <grep>]\n\nRuns the suite's own tests (selftest/**/*.test.ts), or those whose title matches <grep> (a regular expression), each file in a process of its own, SELFTEST_JOBS at once (default 4).\nSELFTEST_CHAOS=1 adds the busy-target runs. Ends with `N passed, N failed, N skipped`.",
+    "Usage: npm run selftest [-- <grep>]\n\nRuns the suite's own tests (selftest/**/*.test.ts), or those whose title matches <grep> (a regular expression), each file in a process of its own (the quick ones in unit/ and report/ share one), SELFTEST_JOBS at once (default 4).\nSELFTEST_CHAOS=1 adds the busy-target runs. Ends with `N passed, N failed, N skipped`.",
   );
   process.exit(0);
 }
@@ -43,15 +44,23 @@ interface Tally {
   pending: number;
   /** CPU seconds of the file's process and the children it waited for (see worker.ts). */
   cpuSeconds?: number;
+  /** Seconds per file, where a process ran several. */
+  perFile?: Record<string, number>;
 }
 interface Job {
   name: string;
   files: string[];
 }
 
-/** One job per file. */
+/** Directories of quick files (a second or two each), which share one process: its start would cost more than they do. */
+const QUICK = ["unit/", "report/"];
+
+/** One job per file, but the quick ones together. */
 function jobs(): Job[] {
-  return filesEndingWith(here, ".test.ts").map((f) => ({ name: relative(here, f), files: [f] }));
+  const files = filesEndingWith(here, ".test.ts");
+  const quick = files.filter((f) => QUICK.some((d) => relative(here, f).startsWith(d)));
+  const rest = files.filter((f) => !quick.includes(f));
+  return [...(quick.length ? [{ name: `${QUICK.join(", ")} (one process)`, files: quick }] : []), ...rest.map((f) => ({ name: relative(here, f), files: [f] }))];
 }
 
 /** Wall seconds per file in the last full run. */
@@ -127,6 +136,8 @@ console.log(`\nself-test wall time per file (${JOBS} at once), slowest first, wi
 for (const r of [...done].sort((a, b) => b.seconds - a.seconds).filter((r) => ran(r.tally) || r.code !== 0)) {
   const cpu = r.tally.cpuSeconds === undefined ? "" : `${Math.round(r.tally.cpuSeconds)} s CPU`;
   console.log(`  ${String(Math.round(r.seconds)).padStart(4)} s ${cpu.padStart(10)}  ${r.job.name}  (${r.tally.passes} passed, ${r.tally.failures} failed, ${r.tally.pending} skipped)`);
+  if (r.job.files.length < 2) continue;
+  for (const [f, sec] of Object.entries(r.tally.perFile ?? {}).sort((a, b) => b[1] - a[1])) console.log(`  ${sec.toFixed(1).padStart(16)} s  ${relative(here, f)}`);
 }
 console.log(`\nselftest wall time: ${wall} s`);
 console.log(`${total.passes} passed, ${total.failures} failed, ${total.pending} skipped`);

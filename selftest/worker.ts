@@ -31,10 +31,18 @@ function cpuSeconds(): number {
   }
   return (own.user + own.system) / 1e6 + children;
 }
+/** Seconds spent in each file's top-level suites (a process may run several files). */
+const perFile: Record<string, number> = {};
+const began = new Map<Mocha.Suite, number>();
+const topLevel = (s: Mocha.Suite) => !!s.file && !!s.parent?.root;
 const stats = await new Promise<Mocha.Stats>((done) => {
   const runner = mocha.run(() => done(runner.stats!));
+  runner.on("suite", (s) => void (topLevel(s) && began.set(s, Date.now())));
+  runner.on("suite end", (s) => {
+    if (topLevel(s)) perFile[s.file!] = (perFile[s.file!] ?? 0) + (Date.now() - began.get(s)!) / 1000;
+  });
 });
 // Stopped (and reaped) before the CPU time is read, so the figure includes it.
 await stopSharedAzurite();
-if (tally) writeFileSync(tally, JSON.stringify({ passes: stats.passes, failures: stats.failures, pending: stats.pending, cpuSeconds: cpuSeconds() }));
+if (tally) writeFileSync(tally, JSON.stringify({ passes: stats.passes, failures: stats.failures, pending: stats.pending, cpuSeconds: cpuSeconds(), perFile }));
 process.exit(stats.failures > 0 ? 1 : 0);
