@@ -16,6 +16,12 @@ export const P = "blob/lease-ops/";
 const CHANGED = "changed by a writer";
 const STAGED = "staged block content";
 const SOURCE = "copy source content";
+
+/** A source blob for Copy Blob and Abort Copy Blob, beside the destination. */
+async function copySource(t: RowContext, f: Fixture): Promise<void> {
+  f.src = f.c.getBlockBlobClient(t.name("b"));
+  await f.src.upload(SOURCE, SOURCE.length);
+}
 const BLOCK_ID = Buffer.from("block-000001").toString("base64");
 
 export type Kind = "write" | "read" | "snapshot" | "copy" | "abort" | "lease";
@@ -223,10 +229,7 @@ export const OPS: LeaseOp[] = [
     kind: "copy",
     type: "block",
     rest: "Copy Blob, x-ms-lease-id (destination)",
-    prepare: async (t, f) => {
-      f.src = f.c.getBlockBlobClient(t.name("b"));
-      await f.src.upload(SOURCE, SOURCE.length);
-    },
+    prepare: copySource,
     call: async (t, f, id) => {
       const res = await startCopy(t, f, id);
       await waitCopyDone(t, f.b);
@@ -240,10 +243,7 @@ export const OPS: LeaseOp[] = [
     kind: "abort",
     type: "block",
     rest: "Abort Copy Blob, x-ms-lease-id required with an infinite lease on the destination",
-    prepare: async (t, f) => {
-      f.src = f.c.getBlockBlobClient(t.name("b"));
-      await f.src.upload(SOURCE, SOURCE.length);
-    },
+    prepare: copySource,
     afterLease: async (t, f, holderId) => {
       t.step("start a copy onto the destination (setup)");
       const res = await startCopy(t, f, holderId);
