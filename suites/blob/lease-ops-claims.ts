@@ -17,12 +17,13 @@ const CHANGED = "changed by a writer";
 const STAGED = "staged block content";
 const SOURCE = "copy source content";
 
+const BLOCK_ID = Buffer.from("block-000001").toString("base64");
+
 /** A source blob for Copy Blob and Abort Copy Blob, beside the destination. */
 async function copySource(t: RowContext, f: Fixture): Promise<void> {
   f.src = f.c.getBlockBlobClient(t.name("b"));
   await f.src.upload(SOURCE, SOURCE.length);
 }
-const BLOCK_ID = Buffer.from("block-000001").toString("base64");
 
 export type Kind = "write" | "read" | "snapshot" | "copy" | "abort" | "lease";
 export type Case = "without-id" | "with-id" | "wrong-id" | "unleased-with-id";
