@@ -4,8 +4,9 @@
 // others (every row runs in one mode or another): every row that met the
 // operation is UNSUPPORTED and names only that family; every other row keeps
 // the verdict it has through the proxy on a complete target; the run fails
-// (exit 1), and with the mode's per-operation pins it does not (exit 0). Through the CLI,
-// for one mode: exit codes 1 and 0, and the reports name the operation.
+// (exit 1), and with the mode's per-operation pins it does not (exit 0).
+// Through the CLI, for one mode: exit codes 1 and 0, and the reports name the
+// operation.
 import { join } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { expect } from "chai";
