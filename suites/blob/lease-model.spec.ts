@@ -555,7 +555,7 @@ async function leaseModel(t: RowContext): Promise<void> {
   t.note("commands", executed.n);
   t.note("waits", executed.waits);
   t.note("waits to a break's last seconds", executed.nearEnd);
-  t.note("sequences ended by the time budget", `${executed.cut} of ${SEQUENCES + BREAK_END_SEQUENCES} (no command starts later than ${BUDGET_MS / 1000} s after a sequence's setup, by the server's clock)`);
+  t.note("sequences ended by the time budget", `${executed.cut} of ${SEQUENCES + BREAK_END_SEQUENCES} (no command starts later than ${BUDGET_MS / 1000} s after a sequence's setup, by the server's clock, but the quick tail of one begun before)`);
   for (const [i, d] of runs.entries()) {
     if (!d.failed) continue;
     const err = d.errorInstance as Error | undefined;
