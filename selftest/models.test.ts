@@ -6,8 +6,8 @@
 // lanes, one after another in a lane, every row's lanes side by side: most
 // of a run is waits (a lease expiring), which overlap, while a row runs under
 // at most LANES_PER_ROW mutants (or its plain run) at once, so the load it
-// meets, and the kill rate it shows, stay near those of one run. Kill rates need no shortest failing
-// sequence: no shrinking here.
+// meets, and the kill rate it shows, stay near those of one run. Kill rates
+// need no shortest failing sequence: no shrinking here.
 import { expect } from "chai";
 import { runHeadless } from "../fixtures/headless.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";

@@ -1,7 +1,7 @@
 // `npm run selftest [grep]`: the suite's own tests (selftest/**/*.test.ts),
 // each file in a process of its own (but the quick ones: QUICK), several
-// side by side (much of their time
-// is spent waiting on leases, visibility timeouts and child processes). A
+// side by side (much of their time is spent waiting on leases, visibility
+// timeouts and child processes). A
 // costly run several files use (the whole suite through the proxy with no
 // mutant, a run of the CLI from source) is made once, by the first process
 // that asks, in a scratch directory they share (selftest/shared.ts,

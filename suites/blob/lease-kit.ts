@@ -6,7 +6,7 @@ import { AssertionError } from "chai";
 import type { BlobClient, BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
 import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
 import { WaitTimeout, type RowContext } from "../../fixtures/engine.ts";
-import { currentEvidence } from "../../fixtures/evidence.ts";
+import { answerDatesSince, currentEvidence } from "../../fixtures/evidence.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { newBlockBlob } from "./blob-kit.ts";
@@ -245,8 +245,7 @@ export async function whileBreaking(s: StatedBlob, res: RawResponse, check: () =
   } catch (err) {
     const left = Number(res.headers["x-ms-lease-time"]);
     const ends = Math.min(s.breakEnds?.getTime() ?? Infinity, Number.isFinite(left) ? serverDate(res).getTime() + left * 1000 : Infinity);
-    const answered = (currentEvidence()?.exchanges.slice(from) ?? []).map((e) => Date.parse(e.responseHeaders["date"] ?? "")).filter((d) => !Number.isNaN(d));
-    if (err instanceof AssertionError && answered.some((d) => d >= ends - 1000)) preconditionFailed("the break period ran out before the holder could be checked");
+    if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends - 1000)) preconditionFailed("the break period ran out before the holder could be checked");
     throw err;
   }
 }

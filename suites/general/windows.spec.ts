@@ -9,7 +9,7 @@ import { AssertionError } from "chai";
 import type { QueueClient } from "@azure/storage-queue";
 import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
-import { currentEvidence } from "../../fixtures/evidence.ts";
+import { answerDatesSince, currentEvidence } from "../../fixtures/evidence.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { newBlockBlob } from "../blob/blob-kit.ts";
@@ -118,11 +118,6 @@ const OPENERS: Record<WindowKind, (t: RowContext, claim: WindowClaim) => Promise
   "update-visibility": updateVisibility,
 };
 
-/** The server's Dates of the answers recorded since `from` (exchange index). */
-function datesSince(from: number): number[] {
-  return (currentEvidence()?.exchanges.slice(from) ?? []).map((e) => Date.parse(e.responseHeaders["date"] ?? "")).filter((d) => !Number.isNaN(d));
-}
-
 async function bothEnds(t: RowContext, claim: WindowClaim): Promise<void> {
   const w = await OPENERS[claim.kind](t, claim);
   t.step("probe right after the window opened");
@@ -135,7 +130,7 @@ async function bothEnds(t: RowContext, claim: WindowClaim): Promise<void> {
     await w.held("late");
   } catch (err) {
     // Answered only in the window's last second: the end may legally have come (granularity), so no verdict.
-    if (err instanceof AssertionError && Math.max(...datesSince(from)) > w.end - GRANULARITY_MS) {
+    if (err instanceof AssertionError && Math.max(...answerDatesSince(from)) > w.end - GRANULARITY_MS) {
       preconditionFailed("the probe of the window's last part was answered only in its last second (server clock): too slow a target to tell");
     }
     throw err;
