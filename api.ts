@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CODE_DIR, FROM_SOURCE } from "./fixtures/paths.ts";
 import { ConfigError } from "./fixtures/target.ts";
-import type { Report } from "./model/result.ts";
+import { INCOMPLETE_EXIT_CODE, type Report } from "./model/result.ts";
 
 export type {
   Exchange,
@@ -87,7 +87,8 @@ function cliCommand(): string[] {
 
 /**
  * Runs the suite and resolves to its report, whatever the verdicts
- * (`report.summary.failed > 0` is the command line's exit code 1). Rejects
+ * (`report.summary.failed > 0` is the command line's exit code 1; an
+ * INCONCLUSIVE row not pinned so, with none failing, its exit code 4). Rejects
  * with a ConfigError on bad input (the command line's exit code 2), and with
  * an Error when the run was interrupted or the suite crashed.
  */
@@ -118,7 +119,7 @@ export function run(options: RunOptions = {}): Promise<Report> {
     child.once("close", (code) => {
       options.signal?.removeEventListener("abort", abort);
       const said = stderr.trim().split("\n").filter(Boolean).at(-1) ?? "";
-      if (code === 0 || code === 1) {
+      if (code === 0 || code === 1 || code === INCOMPLETE_EXIT_CODE) {
         try {
           done(JSON.parse(readFileSync(join(reportDir, "conformance.json"), "utf8")) as Report);
         } catch (err) {

@@ -4,7 +4,10 @@
 // request count, and peak memory (RSS of the suite plus its Azurite child).
 // Also compares the runs' verdicts (flakiness). With --latency, also the
 // critical path: the row whose mandated waits plus sequential requests ×
-// latency is longest, next to the wall time achieved. Figures go to the
+// latency is longest, next to the wall time achieved. With --beside N, each
+// run is made with N other full runs started at the same moment (a loaded
+// machine), and every row of every such run that is not as expected (a FAIL,
+// an UNEXPECTED_PASS, an INCONCLUSIVE) is listed. Figures go to the
 // README; no test asserts on them.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
@@ -22,8 +25,9 @@ const program = new Command()
   .option("--args <args>", "extra arguments for each run (e.g. \"--concurrency 16\")", "")
   .option("--out <file>", "where to write the figures as JSON", "reports/bench.json")
   .option("--latency <ms>", "also run through the self-test proxy with this much latency added per request, and compare with the proxy at 0 ms")
+  .option("--beside <n>", "make each run with this many other full runs beside it (a loaded machine), and list every row not as expected in any of them", "0")
   .parse();
-const opts = program.opts<{ runs: string; args: string; out: string; latency?: string }>();
+const opts = program.opts<{ runs: string; args: string; out: string; latency?: string; beside: string }>();
 
 function rssOfTree(rootPid: number): number {
   // Sum VmRSS over the process and its descendants, from /proc.
@@ -60,6 +64,8 @@ interface RunFigures {
   peakRssMb: number;
   exitCode: number;
   verdicts: Record<string, string>;
+  /** Rows not as expected: FAIL, UNEXPECTED_PASS, INCONCLUSIVE, with their messages. */
+  unexpected: string[];
   /** Per row: its mandated wait, its sequential requests outside the wait, how long it took. */
   paths: RowPath[];
 }
@@ -140,6 +146,7 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
     peakRssMb: Math.round(peak / 1024 / 1024),
     exitCode,
     verdicts: Object.fromEntries(report.results.map((r) => [r.id, `${r.status} ${r.signature ?? ""}`.trim()])),
+    unexpected: report.results.filter((r) => ["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE"].includes(r.status)).map((r) => `${r.id}: ${r.status}: ${(r.message ?? "").split("\n")[0].slice(0, 200)}`),
     paths: report.results.map((r) => ({ id: r.id, waitS: waits.get(r.id) ?? 0, sequential: sequentialRequests(r.evidence), durationMs: r.durationMs })),
   };
 }
@@ -148,9 +155,15 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const runs: RunFigures[] = [];
 const azuriteStartMs = await measureAzuriteStart();
+const beside = Number(opts.beside) || 0;
+const besideUnexpected: string[] = [];
 for (let i = 1; i <= Number(opts.runs); i++) {
-  const r = await oneRun(i, azuriteStartMs);
+  const [r, ...others] = await Promise.all(Array.from({ length: 1 + beside }, (_, k) => oneRun(i * 10 + k, azuriteStartMs)));
   runs.push(r);
+  for (const [k, o] of others.entries()) {
+    console.log(`  beside run ${i}.${k + 1}: wall ${(o.wallMs / 1000).toFixed(1)} s, exit ${o.exitCode}`);
+    besideUnexpected.push(...o.unexpected.map((u) => `run ${i}.${k + 1}: ${u}`));
+  }
   console.log(
     `run ${i}: wall ${(r.wallMs / 1000).toFixed(1)} s, longest wait ${r.longestWaitS} s, floor ${((r.longestWaitS * 1000 + azuriteStartMs) / 1000).toFixed(1)} s, ratio ${r.ratio}, ${r.requests} requests, peak RSS ${r.peakRssMb} MB, exit ${r.exitCode}`,
   );
@@ -197,15 +210,18 @@ const summary = {
   medianRequests: median(runs.map((r) => r.requests)),
   peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
   identicalVerdicts: `${identical}/${runs.length}`,
+  beside,
+  notAsExpected: [...runs.flatMap((r, i) => r.unexpected.map((u) => `run ${i + 1}: ${u}`)), ...besideUnexpected],
   latency,
 };
+if (summary.notAsExpected.length) for (const u of summary.notAsExpected) console.log(`  not as expected: ${u}`);
 if (identical !== runs.length) {
   for (const [i, r] of runs.entries()) {
     for (const [id, v] of Object.entries(r.verdicts)) if (runs[0].verdicts[id] !== v) console.log(`  run ${i + 1} differs on ${id}: ${v} (run 1: ${runs[0].verdicts[id]})`);
   }
 }
 console.log(
-  `median: wall ${summary.medianWallS.toFixed(1)} s, longest wait ${summary.longestWaitS} s + Azurite start ${summary.azuriteStartS.toFixed(1)} s, ratio ${summary.medianRatio}, ${summary.medianRequests} requests, peak RSS ${summary.peakRssMb} MB, identical verdicts ${summary.identicalVerdicts}`,
+  `median: wall ${summary.medianWallS.toFixed(1)} s, longest wait ${summary.longestWaitS} s + Azurite start ${summary.azuriteStartS.toFixed(1)} s, ratio ${summary.medianRatio}, ${summary.medianRequests} requests, peak RSS ${summary.peakRssMb} MB, identical verdicts ${summary.identicalVerdicts}${beside ? `, ${beside} full run(s) beside each` : ""}, ${summary.notAsExpected.length} row(s) not as expected`,
 );
 mkdirSync(join(ROOT, "reports"), { recursive: true });
-writeFileSync(resolve(ROOT, opts.out), JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, paths: _p, ...r }) => r) }, null, 2) + "\n");
+writeFileSync(resolve(ROOT, opts.out), JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, paths: _p, unexpected: _u, ...r }) => r) }, null, 2) + "\n");

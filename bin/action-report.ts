@@ -12,7 +12,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readF
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../fixtures/paths.ts";
-import { failsRun, unsupportedOperations, type Report } from "../model/result.ts";
+import { failsRun, faultingOperations, undecidedReasons, unsupportedOperations, type LackingOperation, type Report } from "../model/result.ts";
 import { docClaims } from "../reporters/badge.ts";
 import { runMain } from "./cli-kit.ts";
 
@@ -21,6 +21,7 @@ const MEANING: Record<string, string> = {
   "1": "a result changed against the expectations (a FAIL, an UNEXPECTED_PASS, or an operation the target does not implement and the expectations do not pin)",
   "2": "bad input: nothing was run",
   "3": "internal error: a bug in the suite, please report it",
+  "4": "incomplete: no result changed, but the target gave no answer that decides some rows (INCONCLUSIVE)",
   "130": "interrupted",
 };
 /** Rows listed in the summary at most (GitHub keeps 1 MiB of it). */
@@ -49,10 +50,18 @@ export function renderStepSummary(opts: { exitCode: string; report?: Report; mar
   const doc = docClaims(report);
   out.push(`**${doc.passed}/${doc.total} doc claims** hold on this target (only PASS counts; \`badge.json\` in the reports).`, "");
   if (opts.markdown) out.push(markdownSummary(opts.markdown), "");
-  const lacking = unsupportedOperations(report.results, report.run.operationPins);
-  if (lacking.length) {
-    out.push(`### Operations the target does not implement (${lacking.length})`, "", "| Operation | Answer | Rows | Pinned |", "|---|---|---|---|");
-    for (const l of lacking) out.push(`| ${esc(l.operation)} | ${l.status}${l.code ? " " + l.code : ""} | ${l.rows.length} | ${l.pinned ? esc(`as "${l.pinned.key}": ${l.pinned.reason}`) : "no: fails the run"} |`);
+  const operations = (heading: string, list: LackingOperation[]) => {
+    if (!list.length) return;
+    out.push(`### ${heading} (${list.length})`, "", "| Operation | Answer | Rows | Pinned |", "|---|---|---|---|");
+    for (const l of list) out.push(`| ${esc(l.operation)} | ${l.status}${l.code ? " " + l.code : ""} | ${l.rows.length} | ${l.pinned ? esc(`as "${l.pinned.key}": ${l.pinned.reason}`) : "no: fails the run"} |`);
+    out.push("");
+  };
+  operations("Operations the target does not implement", unsupportedOperations(report.results, report.run.operationPins));
+  operations("Operations the target answers with a server error on every try", faultingOperations(report.results, report.run.faultPins));
+  const undecided = undecidedReasons(report.results);
+  if (undecided.length) {
+    out.push(`### Rows no answer decided (${undecided.reduce((a, u) => a + u.rows.length, 0)}): the run is incomplete`, "", "| Why | Rows |", "|---|---|");
+    for (const u of undecided) out.push(`| ${esc(u.reason)} | ${u.rows.slice(0, 20).map((id) => `\`${id}\``).join(", ")}${u.rows.length > 20 ? ` and ${u.rows.length - 20} more` : ""} |`);
     out.push("");
   }
   // UNSUPPORTED rows are listed by the operation they lack, above.
@@ -97,7 +106,7 @@ function main(): number {
   const exitCode = (env.EXIT_CODE ?? "").trim() || "unknown";
   const stderr = env.RUN_STDERR && existsSync(env.RUN_STDERR) ? readFileSync(env.RUN_STDERR, "utf8") : "";
   const jsonPath = join(reportDir, "conformance.json");
-  const report = (exitCode === "0" || exitCode === "1") && existsSync(jsonPath) ? (JSON.parse(readFileSync(jsonPath, "utf8")) as Report) : undefined;
+  const report = ["0", "1", "4"].includes(exitCode) && existsSync(jsonPath) ? (JSON.parse(readFileSync(jsonPath, "utf8")) as Report) : undefined;
   const mdPath = join(reportDir, "conformance.md");
   const markdown = report && existsSync(mdPath) ? readFileSync(mdPath, "utf8") : undefined;
   const proposed = report && exitCode === "1" ? proposeExpectations(report, reportDir) : undefined;

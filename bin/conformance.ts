@@ -3,7 +3,8 @@
 // `npx azure-storage-concurrency-conformance …` (its compiled dist/bin/conformance.js).
 // Exit codes: 0 all good, 1 a FAIL or UNEXPECTED_PASS, 2 bad input (one line
 // on stderr, before any test runs), 3 internal error (one line; the stack with
-// CONFORMANCE_DEBUG=1), 130 interrupted.
+// CONFORMANCE_DEBUG=1), 4 incomplete (rows INCONCLUSIVE, none failing), 130
+// interrupted.
 import { Command, Option } from "commander";
 import dotenv from "dotenv";
 import { resolveConfig, type Flags } from "../fixtures/config.ts";
@@ -24,7 +25,7 @@ const program = withOneLineErrors(
     .option("-e, --expectations <name|path|none>", "expectation file (env CONFORMANCE_EXPECTATIONS; default chosen from the target)")
     .option("--concurrency <n|auto>", "rows run at once (env CONFORMANCE_CONCURRENCY; default auto: sized from the target's round trip)")
     .option("--request-timeout <ms>", "per-try request timeout (env CONFORMANCE_REQUEST_TIMEOUT_MS, default 10000)")
-    .option("--max-tries <n>", "tries per request; 503, 500, 408 and resets are retried (env CONFORMANCE_MAX_TRIES, default 4)")
+    .option("--max-tries <n>", "tries per request; 500, 502, 503, 504, 408 and resets are retried (env CONFORMANCE_MAX_TRIES, default 4)")
     .option("--seed <n>", "seed of the model rows' random sequences, to replay a run (env CONFORMANCE_SEED; default a fresh one, printed in each model row's notes)")
     .addOption(new Option("--no-cleanup", "keep what the run created (env CONFORMANCE_CLEANUP=false)"))
     .option("--env-file <path>", "dotenv file to read", ".env"),

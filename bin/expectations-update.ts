@@ -17,9 +17,11 @@
 // - a pin for an ID the suite no longer has (not in the report, not registered
 //   by the current suites) is dropped (reported);
 // - an operation an UNSUPPORTED row lacks, not pinned yet, is pinned per
-//   operation in the main file's `unsupported` (reason "TODO: explain"); an
-//   operation pin whose operation answered in this run (by exact name or
-//   family, within the pin's version range) is dropped.
+//   operation in the main file's `unsupported` (reason "TODO: explain"), and
+//   an operation a server fault decided a row by (FAIL with `faults`), in its
+//   `faults`; such a row gets no row pin. An operation pin whose operation
+//   answered in this run (by exact name or family, within the pin's version
+//   range) is dropped.
 // Topic files are kept: each pin is rewritten in the file that holds it; a new
 // pin goes to the topic file that already pins IDs of the same
 // `<service>/<topic>/` prefix, else to the main file. A topic file left with
@@ -161,6 +163,9 @@ export function applyReport(
           sum.removed.push(r.id);
         }
       }
+    } else if (r.observed === "FAIL" && r.faults?.length) {
+      // A server fault decided it: pinned per operation (`faults`, applyOperations); the row's own pin stays.
+      if (existing) sum.kept.push(r.id);
     } else if (r.observed === "FAIL") {
       const pin = makePin({ status: "FAIL", versions: existing?.versions, signature: r.signature, reason: existing?.reason || TODO_REASON, link: existing?.link });
       if (!existing) {
@@ -195,38 +200,47 @@ export function applyReport(
   return sum;
 }
 
-/** Per-operation pins: new ones for what UNSUPPORTED rows lack, none for an operation that answered in this run. */
+/**
+ * Per-operation pins: new ones for what UNSUPPORTED rows lack (`unsupported`)
+ * and for what a server fault decided (`faults`), none for an operation that
+ * answered in this run.
+ */
 function applyOperations(files: LoadedFile[], report: Pick<Report, "results">, versions: Record<string, string>, sum: UpdateSummary): void {
-  const all = (): Record<string, OperationPin> => Object.assign({}, ...files.map((f) => f.data.unsupported ?? {}));
   const answered = new Map<string, string>();
   for (const r of report.results) for (const ex of r.evidence ?? []) if (answeredOperation(ex)) answered.set(ex.operation!, r.service);
-  for (const f of files) {
-    for (const [key, pin] of Object.entries(f.data.unsupported ?? {})) {
-      const met = [...answered].find(([op, service]) => operationPinFor(op, { [key]: pin }) && pinApplies({ status: "UNSUPPORTED", ...pin }, versions[service]));
-      if (!met) continue;
-      delete f.data.unsupported![key];
-      sum.removedOperations.push(`${key} (${met[0]} answered)`);
+  const kinds = [
+    { key: "unsupported", label: "unsupported", status: "UNSUPPORTED", met: (r: RowResult) => (r.observed === "UNSUPPORTED" ? r.unsupported : undefined) },
+    { key: "faults", label: "server fault", status: "FAIL", met: (r: RowResult) => (r.observed === "FAIL" ? r.faults : undefined) },
+  ] as const;
+  for (const { key, label, status, met } of kinds) {
+    const all = (): Record<string, OperationPin> => Object.assign({}, ...files.map((f) => f.data[key] ?? {}));
+    for (const f of files) {
+      for (const [op, pin] of Object.entries(f.data[key] ?? {})) {
+        const seen = [...answered].find(([o, service]) => operationPinFor(o, { [op]: pin }) && pinApplies({ status, ...pin }, versions[service]));
+        if (!seen) continue;
+        delete f.data[key]![op];
+        sum.removedOperations.push(`${label} ${op} (${seen[0]} answered)`);
+      }
+      if (f.data[key] && Object.keys(f.data[key]!).length === 0) delete f.data[key];
     }
-    if (f.data.unsupported && Object.keys(f.data.unsupported).length === 0) delete f.data.unsupported;
-  }
-  for (const r of report.results) {
-    if (r.observed !== "UNSUPPORTED") continue;
-    for (const u of r.unsupported ?? []) {
-      if (operationPinFor(u.operation, all())) continue;
-      (files[0].data.unsupported ??= {})[u.operation] = { reason: TODO_REASON };
-      sum.addedOperations.push(u.operation);
+    for (const r of report.results) {
+      for (const u of met(r) ?? []) {
+        if (operationPinFor(u.operation, all())) continue;
+        (files[0].data[key] ??= {})[u.operation] = { reason: TODO_REASON };
+        sum.addedOperations.push(`${label} ${u.operation}`);
+      }
     }
-  }
-  for (const f of files) {
-    if (f.data.unsupported) f.data.unsupported = Object.fromEntries(Object.entries(f.data.unsupported).sort(([a], [b]) => a.localeCompare(b)));
-    for (const [key, pin] of Object.entries(f.data.unsupported ?? {})) if (pin.reason.startsWith("TODO")) sum.todo.push(`unsupported ${key}`);
+    for (const f of files) {
+      if (f.data[key]) f.data[key] = Object.fromEntries(Object.entries(f.data[key]!).sort(([a], [b]) => a.localeCompare(b)));
+      for (const [op, pin] of Object.entries(f.data[key] ?? {})) if (pin.reason.startsWith("TODO")) sum.todo.push(`${label} ${op}`);
+    }
   }
 }
 
 /** Writes changed files; deletes topic files left empty (those with an "about" stay). */
 export function writeFiles(files: LoadedFile[], sum: UpdateSummary): void {
   files.forEach((f, i) => {
-    const empty = Object.keys(f.data.pins).length === 0 && !f.data.unsupported;
+    const empty = Object.keys(f.data.pins).length === 0 && !f.data.unsupported && !f.data.faults;
     if (i > 0 && empty && !f.data.about) {
       unlinkSync(f.path);
       sum.deleted.push(f.path);
@@ -292,8 +306,8 @@ async function main(): Promise<number> {
   }
   for (const id of sum.removed) console.log(`  - passes   ${id}  (pin removed)`);
   for (const id of sum.stale) console.log(`  - gone     ${id}  (no such test any more; pin removed)`);
-  for (const op of sum.addedOperations) console.log(`  + unsupported ${op}  (reason: ${TODO_REASON})`);
-  for (const op of sum.removedOperations) console.log(`  - supported   ${op}  (operation pin removed)`);
+  for (const op of sum.addedOperations) console.log(`  + ${op}  (reason: ${TODO_REASON})`);
+  for (const op of sum.removedOperations) console.log(`  - answers ${op}  (operation pin removed)`);
   if (sum.kept.length) console.log(`  = kept ${sum.kept.length} pin(s) of rows not run or without a verdict in this run`);
   if (opts.dryRun) console.log("Dry run: nothing written.");
   else {

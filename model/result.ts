@@ -58,6 +58,8 @@ export interface Exchange {
   retried?: boolean;
   /** Made by a probe of a real wait (t.waitFor): it overlaps the wait rather than adding to the row's path. */
   poll?: boolean;
+  /** The row records this answer without relying on it (a fault here decides nothing). */
+  faultAccepted?: boolean;
 }
 
 /** What the preflight found of one service. */
@@ -79,6 +81,19 @@ export interface Unsupported {
   operation: string;
   status: number;
   code?: string;
+}
+
+/**
+ * An operation the target answered with a server error (a 5xx other than 501,
+ * not throttling) on every try of a request, in one run of a row.
+ */
+export interface ServerFault {
+  /** The REST operation (fixtures/operations.ts), e.g. "Lease Blob (renew)". */
+  operation: string;
+  status: number;
+  code?: string;
+  /** Tries of the request, every one answered with the fault. */
+  tries: number;
 }
 
 /**
@@ -127,6 +142,12 @@ export interface RowResult {
   retried?: { message?: string; durationMs: number; evidence: Exchange[] };
   /** UNSUPPORTED: the operations the target answered as not implemented, one entry each. */
   unsupported?: Unsupported[];
+  /**
+   * A server fault decided the row (FAIL): the operations the target answered
+   * with a server error on every try, in both runs of the row, one entry each.
+   * On an INCONCLUSIVE row: met in one run only.
+   */
+  faults?: ServerFault[];
 }
 
 export interface RunInfo {
@@ -158,6 +179,8 @@ export interface RunInfo {
   grep?: string;
   /** The expectation file's per-operation pins (`unsupported`), as applied to UNSUPPORTED rows. */
   operationPins?: Record<string, OperationPin>;
+  /** The expectation file's per-operation server-fault pins (`faults`), as applied to rows a server fault decided. */
+  faultPins?: Record<string, OperationPin>;
 }
 
 export const SCHEMA = "azure-storage-concurrency-conformance/report@2";
@@ -179,6 +202,17 @@ export interface Report {
  */
 export const failsRun = (r: Pick<RowResult, "status" | "expectation">): boolean =>
   r.status === "FAIL" || r.status === "UNEXPECTED_PASS" || (r.status === "UNSUPPORTED" && r.expectation?.status !== "UNSUPPORTED");
+/**
+ * The exit code a report's results give: 1 when a result fails the run, else
+ * 4 when rows are left INCONCLUSIVE (the run is incomplete; a row pinned
+ * as INCONCLUSIVE does not count), else 0.
+ */
+export function exitCodeOf(results: Pick<RowResult, "status" | "expectation">[]): 0 | 1 | 4 {
+  if (results.some(failsRun)) return 1;
+  // A row pinned as INCONCLUSIVE is one the target's file says cannot be decided there.
+  return results.some((r) => r.status === "INCONCLUSIVE" && r.expectation?.status !== "INCONCLUSIVE") ? INCOMPLETE_EXIT_CODE : 0;
+}
+export const INCOMPLETE_EXIT_CODE = 4;
 export const countsAsPassed = (s: Status): boolean => s === "PASS" || s === "EXPECTED_FAIL";
 
 export function summarise(results: RowResult[]): Report["summary"] {
@@ -232,22 +266,60 @@ export interface LackingOperation {
   /** The answer that said so (the first seen). */
   status: number;
   code?: string;
-  /** The rows it took down (UNSUPPORTED because of it). */
+  /** The rows it took down (UNSUPPORTED, or FAIL by a server fault, because of it). */
   rows: string[];
   /** The expectation file's pin for it, if any. */
   pinned?: OperationPin & { key: string };
 }
 
-/** The operations a run's rows found the target lacking: each once, with the rows it took down, most rows first. */
-export function unsupportedOperations(results: RowResult[], pins?: Record<string, OperationPin>): LackingOperation[] {
+/** Each operation named by `entries` of the rows `counts` keeps, once, with the rows it took down, most rows first. */
+function operationsOf(
+  results: RowResult[],
+  counts: (r: RowResult) => boolean,
+  entries: (r: RowResult) => { operation: string; status: number; code?: string }[] | undefined,
+  pins: Record<string, OperationPin> | undefined,
+): LackingOperation[] {
   const out = new Map<string, LackingOperation>();
   for (const r of results) {
-    if (r.status !== "UNSUPPORTED") continue;
-    for (const u of r.unsupported ?? []) {
+    if (!counts(r)) continue;
+    for (const u of entries(r) ?? []) {
       const e = out.get(u.operation) ?? { operation: u.operation, status: u.status, code: u.code, rows: [], pinned: operationPinFor(u.operation, pins) };
       if (!e.rows.includes(r.id)) e.rows.push(r.id);
       out.set(u.operation, e);
     }
   }
   return [...out.values()].sort((a, b) => b.rows.length - a.rows.length || a.operation.localeCompare(b.operation));
+}
+
+/** The operations a run's rows found the target lacking: each once, with the rows it took down, most rows first. */
+export function unsupportedOperations(results: RowResult[], pins?: Record<string, OperationPin>): LackingOperation[] {
+  return operationsOf(results, (r) => r.status === "UNSUPPORTED", (r) => r.unsupported, pins);
+}
+
+/** The operations the target answered with a server error on every try, in both runs of the rows they decided (FAIL): each once, with those rows. */
+export function faultingOperations(results: RowResult[], pins?: Record<string, OperationPin>): LackingOperation[] {
+  return operationsOf(results, (r) => r.observed === "FAIL", (r) => r.faults, pins);
+}
+
+/** Why rows were left INCONCLUSIVE: each kind of non-answer once, with its rows. */
+export function undecidedReasons(results: RowResult[]): { reason: string; rows: string[] }[] {
+  const out = new Map<string, string[]>();
+  for (const r of results) {
+    if (r.status !== "INCONCLUSIVE") continue;
+    const reason = inconclusiveReason(r.message ?? "");
+    out.set(reason, [...(out.get(reason) ?? []), r.id]);
+  }
+  return [...out].map(([reason, rows]) => ({ reason, rows })).sort((a, b) => b.rows.length - a.rows.length);
+}
+
+/** The kind of non-answer an INCONCLUSIVE row's message names. */
+export function inconclusiveReason(message: string): string {
+  if (/^no verdict within/.test(message)) return "the row's time limit ran out";
+  if (/^server fault:/.test(message)) return "a server error on every try, in one run of the row only";
+  if (/gave up|did not finish within its time limit/.test(message)) return "a search or a model run gave up";
+  if (/ran out|too slowly/.test(message)) return "a wait ran out before an answer could decide";
+  if (/no answer within|ETIMEDOUT|timed? ?out/i.test(message)) return "a request timed out";
+  if (/was retried after/.test(message)) return "a retried write may have been applied";
+  if (/ServerBusy|\b429\b|\b503\b|throttl/i.test(message)) return "throttling";
+  return "a transport error (refused, reset, no answer)";
 }

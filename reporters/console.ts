@@ -1,7 +1,7 @@
 // Console output: one line per row as mocha finishes it, then the summary.
 // The last line is always `N passed, N failed, N skipped`.
 import Mocha from "mocha";
-import { failsRun, STATUSES, unsupportedOperations, type Report, type RowResult } from "../model/result.ts";
+import { failsRun, faultingOperations, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 import type { Progress } from "./progress.ts";
 
 const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35", UNSUPPORTED: "36" };
@@ -60,14 +60,16 @@ export function printSummary(report: Report, files: string[]): void {
     console.log("\nFailures:");
     for (const r of bad) console.log(resultLine(r));
   }
-  const lacking = unsupportedOperations(report.results, report.run.operationPins);
-  if (lacking.length) {
-    console.log(`\nOperations the target does not implement (their rows are UNSUPPORTED${lacking.some((l) => !l.pinned) ? "; unpinned ones fail the run" : ""}):`);
-    for (const l of lacking) {
+  const operations = (heading: string, list: LackingOperation[]) => {
+    if (!list.length) return;
+    console.log(`\n${heading}${list.some((l) => !l.pinned) ? "; unpinned ones fail the run" : ""}):`);
+    for (const l of list) {
       const pin = l.pinned ? `pinned as ${JSON.stringify(l.pinned.key)}: ${l.pinned.reason}` : "not pinned";
       console.log(`  ${l.operation}: ${l.status}${l.code ? " " + l.code : ""}, ${l.rows.length} row(s); ${pin}`);
     }
-  }
+  };
+  operations("Operations the target does not implement (their rows are UNSUPPORTED", unsupportedOperations(report.results, report.run.operationPins));
+  operations("Operations the target answers with a server error, on every try and again on the re-run (their rows FAIL", faultingOperations(report.results, report.run.faultPins));
   const rerun = report.results.filter((r) => r.retried);
   if (rerun.length) {
     console.log(`\nRe-run once (the first run got no answer from the target, INCONCLUSIVE): ${rerun.length} row(s)`);
@@ -75,7 +77,8 @@ export function printSummary(report: Report, files: string[]): void {
   }
   const unanswered = report.results.filter((r) => r.status === "INCONCLUSIVE");
   if (unanswered.length) {
-    console.log(`\nNo verdict (the target did not answer; neither passed nor failed, rerun to decide):`);
+    const why = undecidedReasons(report.results).map((u) => `${u.rows.length} ${u.reason}`).join(", ");
+    console.log(`\nNo verdict: ${unanswered.length} row(s) could not be decided (${why}); the run is incomplete, rerun to decide:`);
     for (const r of unanswered) console.log(resultLine(r));
   }
   for (const svc of report.run.target.services.filter((p) => !p.available)) {

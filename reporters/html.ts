@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { cellResults, cellVerdict } from "./markdown.ts";
-import { failsRun, STATUSES, unsupportedOperations, type Report, type RowResult, type Status } from "../model/result.ts";
+import { failsRun, faultingOperations, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult, type Status } from "../model/result.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
 export function esc(value: unknown): string {
@@ -232,9 +232,8 @@ function certification(report: Report): string {
   ].join("\n");
 }
 
-/** The operations the target answered as not implemented, once each, with the rows each takes down. */
-function lackingOperations(report: Report): string {
-  const lacking = unsupportedOperations(report.results, report.run.operationPins);
+/** Operations once each (not implemented, or answered with a server error), with the rows each takes down. */
+function operationTable(lacking: LackingOperation[], id: string, heading: string, explanation: string): string {
   if (!lacking.length) return "";
   const rows = lacking.map((l) => {
     const link = l.pinned?.link && /^https?:\/\//.test(l.pinned.link) ? ` <a href="${esc(l.pinned.link)}">${esc(l.pinned.link)}</a>` : "";
@@ -242,8 +241,30 @@ function lackingOperations(report: Report): string {
     return `<tr data-operation="${esc(l.operation)}"><td>${esc(l.operation)}</td><td>${esc(l.status)}${l.code ? " " + esc(l.code) : ""}</td><td class="num">${l.rows.length}</td><td>${pin}</td></tr>`;
   });
   return (
-    `<h3 id="unsupported">Operations the target does not implement</h3><p>The target answered these as not implemented; the rows that need them are ${badge("UNSUPPORTED")}: not a pass.</p>` +
+    `<h3 id="${id}">${heading}</h3><p>${explanation}</p>` +
     `<table class="cert"><thead><tr><th>Operation</th><th>Answer</th><th>Rows</th><th>Pinned</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
+  );
+}
+
+function lackingOperations(report: Report): string {
+  const reasons = undecidedReasons(report.results);
+  return (
+    operationTable(
+      unsupportedOperations(report.results, report.run.operationPins),
+      "unsupported",
+      "Operations the target does not implement",
+      `The target answered these as not implemented; the rows that need them are ${badge("UNSUPPORTED")}: not a pass.`,
+    ) +
+    operationTable(
+      faultingOperations(report.results, report.run.faultPins),
+      "faults",
+      "Operations the target answers with a server error",
+      `A server error (a 5xx other than 501, not throttling) on every try of a request, and again when the row ran once more: the target cannot do what the claim needs, and the rows are ${badge("FAIL")} (${badge("EXPECTED_FAIL")} where the expectation file pins the operation under <code>faults</code>).`,
+    ) +
+    (reasons.length
+      ? `<h3 id="undecided">Rows no answer decided</h3><p>${reasons.reduce((a, r) => a + r.rows.length, 0)} row(s) are ${badge("INCONCLUSIVE")}: the target gave no answer to decide them, also when run once more. The run is incomplete (exit code 4).</p>` +
+        `<table class="cert"><thead><tr><th>Why</th><th>Rows</th></tr></thead><tbody>${reasons.map((r) => `<tr><td>${esc(r.reason)}</td><td>${r.rows.map((id) => `<a href="#${anchor(id)}"><code>${esc(id)}</code></a>`).join(", ")}</td></tr>`).join("")}</tbody></table>`
+      : "")
   );
 }
 

@@ -1,11 +1,12 @@
 // JUnit XML for CI dashboards, built with junit-report-builder (it escapes).
 // One testcase per catalogue ID; statuses map: FAIL/UNEXPECTED_PASS and an
-// UNSUPPORTED whose operation is not pinned → failure; NOT_AVAILABLE,
-// PRECONDITION_FAILED, MANUAL, INCONCLUSIVE and a pinned UNSUPPORTED → skipped.
+// UNSUPPORTED whose operation is not pinned → failure; INCONCLUSIVE (no
+// answer: the run is incomplete) → error, unless pinned so; NOT_AVAILABLE,
+// PRECONDITION_FAILED, MANUAL, a pinned UNSUPPORTED or INCONCLUSIVE → skipped.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import junit, { type Builder } from "junit-report-builder";
-import { failsRun, type Report } from "../model/result.ts";
+import { failsRun, inconclusiveReason, type Report } from "../model/result.ts";
 
 export function writeJUnit(report: Report, dir: string): string {
   mkdirSync(dir, { recursive: true });
@@ -25,9 +26,13 @@ export function writeJUnit(report: Report, dir: string): string {
       .time(r.durationMs / 1000)
       .property("status", r.status)
       .property("level", r.level);
+    const exchanges = () => r.evidence.map((e) => `${e.method} ${e.url} -> ${e.status ?? e.transportError} ${e.errorCode ?? ""}`).join("\n");
     if (failsRun(r)) {
       tc.failure(r.message ?? r.status, r.status);
-      tc.standardOutput(r.evidence.map((e) => `${e.method} ${e.url} -> ${e.status ?? e.transportError} ${e.errorCode ?? ""}`).join("\n"));
+      tc.standardOutput(exchanges());
+    } else if (r.status === "INCONCLUSIVE" && r.expectation?.status !== "INCONCLUSIVE") {
+      tc.error(r.message ?? r.status, `INCONCLUSIVE: ${inconclusiveReason(r.message ?? "")}`);
+      tc.standardOutput(exchanges());
     } else if (r.status !== "PASS" && r.status !== "EXPECTED_FAIL") tc.skipped();
   }
   const path = join(dir, "junit.xml");

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MatrixCell, MatrixSection } from "../model/matrix.ts";
-import { STATUS_MARK, STATUSES, unsupportedOperations, type Report, type RowResult } from "../model/result.ts";
+import { faultingOperations, STATUS_MARK, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 
 export const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
 const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -90,23 +90,48 @@ function evidence(r: RowResult): string {
   return lines.join("\n");
 }
 
-/** The operations the target answered as not implemented, once each, with the rows each takes down. */
-function lackingOperations(report: Report): string[] {
-  const lacking = unsupportedOperations(report.results, report.run.operationPins);
+/** Operations once each (not implemented, or answered with a server error), with the rows each takes down. */
+function operationTable(lacking: LackingOperation[], heading: string, explanation: string): string[] {
   if (!lacking.length) return [];
-  const out = [
-    "## Operations the target does not implement",
-    "",
-    "Their rows are UNSUPPORTED: not a pass, and the run fails unless the target's expectation file pins the operation (`unsupported`).",
-    "",
-    "| operation | answer | rows | pinned |",
-    "|---|---|---|---|",
-  ];
+  const out = [heading, "", explanation, "", "| operation | answer | rows | pinned |", "|---|---|---|---|"];
   for (const l of lacking) {
     const pin = l.pinned ? `as ${esc(JSON.stringify(l.pinned.key))}: ${esc(l.pinned.reason)}${l.pinned.link ? ` (${l.pinned.link})` : ""}` : "no";
     out.push(`| ${esc(l.operation)} | ${l.status}${l.code ? " " + esc(l.code) : ""} | ${l.rows.length} | ${pin} |`);
   }
   return [...out, ""];
+}
+
+function lackingOperations(report: Report): string[] {
+  return [
+    ...operationTable(
+      unsupportedOperations(report.results, report.run.operationPins),
+      "## Operations the target does not implement",
+      "Their rows are UNSUPPORTED: not a pass, and the run fails unless the target's expectation file pins the operation (`unsupported`).",
+    ),
+    ...operationTable(
+      faultingOperations(report.results, report.run.faultPins),
+      "## Operations the target answers with a server error",
+      "A server error (a 5xx other than 501, not throttling) on every try of a request, and again when the row ran once more: the target cannot do what the claim needs. Their rows FAIL, unless the target's expectation file pins the operation (`faults`).",
+    ),
+    ...undecided(report),
+  ];
+}
+
+/** Rows no answer decided: how many, and why. */
+function undecided(report: Report): string[] {
+  const reasons = undecidedReasons(report.results);
+  if (!reasons.length) return [];
+  const n = reasons.reduce((a, r) => a + r.rows.length, 0);
+  return [
+    "## Rows no answer decided",
+    "",
+    `${n} row(s) are INCONCLUSIVE: the target gave no answer to decide them (run once more, with the same outcome). The run is incomplete (exit code 4).`,
+    "",
+    "| why | rows |",
+    "|---|---|",
+    ...reasons.map((r) => `| ${esc(r.reason)} | ${r.rows.map((id) => `\`${id}\``).join(", ")} |`),
+    "",
+  ];
 }
 
 export function renderMarkdown(report: Report, sections: MatrixSection[]): string {

@@ -12,9 +12,12 @@ import type { Mutant, MutantState, ProxyRequest, ProxyResponse } from "./mutants
 /**
  * reset: the connection is reset; 503: ServerBusy with Retry-After; stall: held
  * past the client's timeout; 500: OperationTimedOut, not forwarded; 500-applied:
- * forwarded (the target applies it), then answered 500 OperationTimedOut.
+ * forwarded (the target applies it), then answered 500 OperationTimedOut;
+ * error: a server error (`status`, `code`), not forwarded, as a target that
+ * crashes on the operation answers; slow: forwarded, and its answer held
+ * `stallMs` before it is sent.
  */
-export type FaultKind = "reset" | "503" | "stall" | "500" | "500-applied";
+export type FaultKind = "reset" | "503" | "stall" | "500" | "500-applied" | "error" | "slow";
 
 export interface Fault {
   kind: FaultKind;
@@ -24,6 +27,9 @@ export interface Fault {
   stallMs?: number;
   /** For "503": the Retry-After header, in seconds (default 1). */
   retryAfterSeconds?: number;
+  /** For "error": the status (default 500) and the error code (none: a gateway's plain-text answer). */
+  status?: number;
+  code?: string;
 }
 
 export interface ProxyOptions {
@@ -141,6 +147,18 @@ function errorXml(code: string, message: string): Buffer {
   return Buffer.from(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
 }
 
+/** A server error as a crashing target (a storage code) or a gateway in front of it (none, plain text) answers it. */
+function serverError(req: ProxyRequest, status: number, code: string | undefined): ProxyResponse {
+  if (!code) return { status, headers: { "content-type": "text/plain", date: new Date().toUTCString() }, body: Buffer.from(`${status} (answered by the self-test proxy)`) };
+  const message = "The server encountered an internal error (answered by the self-test proxy).";
+  const table = req.service === "table";
+  return {
+    status,
+    headers: { "content-type": table ? "application/json;odata=minimalmetadata" : "application/xml", "x-ms-error-code": code, "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
+    body: table ? Buffer.from(JSON.stringify({ "odata.error": { code, message: { lang: "en-US", value: message } } })) : errorXml(code, message),
+  };
+}
+
 /** How an emulator answers an operation it does not implement: 501 NotImplemented, in the service's own error format. */
 function notImplemented(req: ProxyRequest): ProxyResponse {
   const message = "The requested operation is not implemented on the specified resource (answered by the self-test proxy).";
@@ -160,7 +178,7 @@ function notImplemented(req: ProxyRequest): ProxyResponse {
 export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
   const host = opts.upstreamHost ?? "127.0.0.1";
   const state: MutantState = new Map();
-  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0 }, mutatedRequests: 0, mutatedResponses: 0, unsupported: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0 };
+  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0, error: 0, slow: 0 }, mutatedRequests: 0, mutatedResponses: 0, unsupported: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0 };
   const timers = new Set<NodeJS.Timeout>();
   const servers: http.Server[] = [];
   const ports: Partial<Record<Service, number>> = {};
@@ -248,6 +266,14 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
       if (fault.kind === "500-applied") {
         await forward(service, req).catch(() => undefined);
         return timedOut();
+      }
+      if (fault.kind === "error") return send(req.method, res, serverError(req, fault.status ?? 500, fault.code), true);
+      if (fault.kind === "slow") {
+        const out = await forward(service, req).catch(() => undefined);
+        await wait(fault.stallMs ?? 5000);
+        if (inc.socket.destroyed || res.destroyed || stopping) return;
+        if (out) return send(req.method, res, out, false);
+        return send(req.method, res, { status: 502, headers: { "content-type": "text/plain" }, body: Buffer.from("upstream error") }, true);
       }
       await wait(fault.stallMs ?? 5000);
       // The client gave up: the request is lost, never forwarded.

@@ -10,16 +10,28 @@ import { SERVICES } from "../../fixtures/target.ts";
 
 const LEVELS = ["doc", "rest", "disputed", "info"];
 
-/** IDs of required-ids-next.txt not implemented yet, each with why. */
+/**
+ * Blocks of required-ids-next.txt (named by the start of the comment that
+ * heads each) whose IDs are not all implemented yet, each with why: an ID of
+ * such a block may still lack a row; one of any other block may not.
+ */
 const NOT_YET: Record<string, string> = {
+  "# Section X": "section X (append positions, index tags, From-URL conditions, page sequence numbers, snapshots, batch, versions): not built yet",
+  "# Lifecycles": "the container lease's lifecycle, message lifetime and table transactions: not built yet",
 };
 
-function idList(path: string): string[] {
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("#"));
+/** The IDs of a list, each with the comment heading its block (the last comment line before it). */
+function idBlocks(path: string): { id: string; block: string }[] {
+  let block = "";
+  const out: { id: string; block: string }[] = [];
+  for (const line of readFileSync(path, "utf8").split("\n").map((l) => l.trim())) {
+    if (line.startsWith("#")) block = line;
+    else if (line) out.push({ id: line, block });
+  }
+  return out;
 }
+
+const idList = (path: string): string[] => idBlocks(path).map((e) => e.id);
 
 /** An ID is covered when a row has it or IDs beneath it ('ID/...'). */
 export function covered(id: string, rowIds: string[]): boolean {
@@ -80,11 +92,15 @@ describe("catalogue lint", function () {
     });
   }
 
-  it("every ID of catalogue/required-ids-next.txt is covered, but for the models still to come", function () {
+  it("every ID of catalogue/required-ids-next.txt is covered, but for the blocks still to come", function () {
     const ids = rows.map((r) => r.row.id);
-    const missing = idList(join(ROOT, "catalogue", "required-ids-next.txt")).filter((id) => !covered(id, ids) && !(id in NOT_YET));
+    const entries = idBlocks(join(ROOT, "catalogue", "required-ids-next.txt"));
+    const waiting = (block: string) => Object.keys(NOT_YET).find((k) => block.startsWith(k));
+    const missing = entries.filter((e) => !covered(e.id, ids) && !waiting(e.block)).map((e) => e.id);
     assert.deepEqual(missing, [], `${missing.length} ID(s) the open work adds have no test`);
-    const done = Object.keys(NOT_YET).filter((id) => covered(id, ids));
-    assert.deepEqual(done, [], "implemented now: remove from NOT_YET");
+    const done = Object.keys(NOT_YET).filter((k) => entries.some((e) => e.block.startsWith(k)) && entries.filter((e) => e.block.startsWith(k)).every((e) => covered(e.id, ids)));
+    assert.deepEqual(done, [], "every ID of these blocks is implemented now: remove them from NOT_YET");
+    const unknown = Object.keys(NOT_YET).filter((k) => !entries.some((e) => e.block.startsWith(k)));
+    assert.deepEqual(unknown, [], "NOT_YET names blocks the list no longer has");
   });
 });

@@ -168,12 +168,27 @@ describe("expectation files", function () {
     const files = loadFiles(join(dir, "emu.json"), "emu");
     const sum = applyReport(files, { results: [lacking("blob/x/a", "Put Page"), lacking("blob/x/b", "Put Page"), lacking("blob/x/c", "Snapshot Blob"), answered], notRun: [] });
     writeFiles(files, sum);
-    assert.deepEqual(sum.addedOperations, ["Put Page"]);
-    assert.deepEqual(sum.removedOperations, ["Lease Container (Lease Container (acquire) answered)"]);
+    assert.deepEqual(sum.addedOperations, ["unsupported Put Page"]);
+    assert.deepEqual(sum.removedOperations, ["unsupported Lease Container (Lease Container (acquire) answered)"]);
     const written = JSON.parse(readFileSync(join(dir, "emu.json"), "utf8"));
     assert.deepEqual(written.unsupported, { "Put Page": { reason: TODO_REASON }, "Snapshot Blob": { reason: "kept" } });
     assert.deepEqual(written.pins, {}, "no row pin for an UNSUPPORTED row");
     assert.deepEqual(loadExpectations(join(dir, "emu.json")).unsupported, written.unsupported);
+  });
+
+  it("the updater pins each operation a server fault decided a row by under `faults`, with no row pin, and drops one that answered", function () {
+    writeFileSync(join(dir, "emu.json"), JSON.stringify({ target: "emu", pins: {}, faults: { "Put Block List": { reason: "fixed since" } } }));
+    const faulted = (id: string, operation: string) => ({ ...result(id, "FAIL", `server fault: ${operation} answered 500 InternalError to every try (4), and again on the re-run`), faults: [{ operation, status: 500, code: "InternalError", tries: 4 }] });
+    const answered = { ...result("blob/x/passes", "PASS"), evidence: [{ seq: 1, via: "raw" as const, operation: "Put Block List", method: "PUT", url: "/c/b?comp=blocklist", requestHeaders: {}, responseHeaders: {}, status: 201, ms: 1 }] };
+    const files = loadFiles(join(dir, "emu.json"), "emu");
+    const sum = applyReport(files, { results: [faulted("blob/x/a", "Lease Blob (renew)"), faulted("blob/x/b", "Lease Blob (renew)"), answered], notRun: [] });
+    writeFiles(files, sum);
+    assert.deepEqual(sum.addedOperations, ["server fault Lease Blob (renew)"]);
+    assert.deepEqual(sum.removedOperations, ["server fault Put Block List (Put Block List answered)"]);
+    const written = JSON.parse(readFileSync(join(dir, "emu.json"), "utf8"));
+    assert.deepEqual(written.faults, { "Lease Blob (renew)": { reason: TODO_REASON } });
+    assert.deepEqual(written.pins, {}, "no row pin for a row a server fault decided");
+    assert.deepEqual(loadExpectations(join(dir, "emu.json")).faults, written.faults);
   });
 
   it("an unchanged file is not rewritten", function () {

@@ -32,16 +32,17 @@ async function tries(statuses: (number | string)[], maxTries = 3, method = "PUT"
 }
 
 describe("retry policy", function () {
-  it("retries 503, 500, 408 and resets; the evidence has every try, superseded ones marked retried", async function () {
+  it("retries 503, 500, 502, 504, 408 and resets; the evidence has every try, superseded ones marked retried", async function () {
     const { outcome, exchanges } = await tries([503, 500, 201]);
     assert.equal(outcome, 201);
     assert.deepEqual(exchanges.map((e) => [e.status, e.try, e.retried]), [[503, undefined, true], [500, 2, true], [201, 3, undefined]]);
     assert.equal((await tries([408, 200])).outcome, 200);
     assert.equal((await tries(["ECONNRESET", 200])).outcome, 200);
+    for (const s of [502, 504]) assert.equal((await tries([s, 200])).outcome, 200, `a gateway's ${s}`);
   });
 
-  it("leaves other answers alone: a 412, a 404, a 502, an abort the caller asked for", async function () {
-    for (const s of [412, 404, 502]) assert.equal((await tries([s, 200])).exchanges.length, 1, String(s));
+  it("leaves other answers alone: a 412, a 404, a 505, an abort the caller asked for", async function () {
+    for (const s of [412, 404, 505]) assert.equal((await tries([s, 200])).exchanges.length, 1, String(s));
     const aborted = await tries(["ABORT_ERR", 200]);
     assert.equal(aborted.outcome, "ABORT_ERR");
     assert.equal(aborted.exchanges.length, 1);

@@ -91,17 +91,26 @@ export interface History {
 /**
  * Waits until the server's clock (its Date header) is a whole second past
  * `lastModified`, so the next change is dated later. Time spent queueing for
- * the pool does not count: only the probes' answers decide.
+ * the pool does not count: only the probes' answers decide (t.waitForServerTime:
+ * a clock that stops fails, a wait that runs out with the clock advancing is
+ * INCONCLUSIVE). A Last-Modified ahead of the server's own Date by more than
+ * its granularity is no date of a past change: that answer fails at once.
  */
 export async function secondLater(t: RowContext, probe: () => Promise<Date | undefined>, lastModified: string): Promise<void> {
-  const target = Date.parse(lastModified) + 1000;
-  for (let probes = 0; probes < 20; probes++) {
-    const now = (await probe())?.getTime();
-    if (now !== undefined && now >= target) return;
-    await t.sleep(now === undefined ? 250 : Math.min(1000, target - now + 20));
-  }
-  // A Last-Modified the server's own clock never passes is a validator that does not behave as a date of the change.
-  expectTrue("general/validators-advance: the server's Date never passed the resource's Last-Modified + 1 s", false);
+  const changed = Date.parse(lastModified);
+  let first = true;
+  await t.waitForServerTime(
+    "general/validators-advance: the server's Date a second past the resource's Last-Modified",
+    async () => {
+      const date = (await probe())?.getTime() ?? NaN;
+      if (first && Number.isFinite(date)) expectTrue(`general/validators-advance: the resource's Last-Modified (${lastModified}) is later than the server's Date (${new Date(date).toUTCString()}) by more than a second`, changed < date + 2000);
+      first = false;
+      return date;
+    },
+    (date) => date,
+    changed + 1000,
+    { timeoutMs: 20_000, intervalMs: 250 },
+  );
 }
 
 /**
