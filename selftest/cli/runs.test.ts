@@ -87,7 +87,8 @@ describe("CLI: targets, run info and secrets", function () {
     const run = async (args: string[], env: Record<string, string>): Promise<Run> => {
       const dir = tmpDir("run");
       const cli = await runCli(["--report-dir", dir, ...args], env, 280_000);
-      if (cli.code !== 0 && cli.code !== 1) throw new Error(`the run ended with ${cli.code}: ${cli.stderr.slice(0, 1000)}`);
+      // 4 (rows left INCONCLUSIVE) still has a report: the comparison below names the rows.
+      if (cli.code !== 0 && cli.code !== 1 && cli.code !== 4) throw new Error(`the run ended with ${cli.code}: ${cli.stderr.slice(0, 1000)}`);
       return { dir, cli, report: readReport(dir) };
     };
     [embedded, external, viaSas] = await Promise.all([

@@ -10,7 +10,7 @@ const FAKE_ETAG = `W/"datetime'2001-01-01T00%3A00%3A00.0000000Z'"`;
 type TableOp = "query" | "get" | "insert" | "update" | "merge" | "delete" | "batch";
 
 /** Which entity operation a table-service request is, if any. */
-function tableOp(req: ProxyRequest): TableOp | undefined {
+export function tableOp(req: ProxyRequest): TableOp | undefined {
   if (req.service !== "table") return undefined;
   const seg = segments(req);
   if (seg.length !== 1) return undefined;
@@ -26,7 +26,7 @@ function tableOp(req: ProxyRequest): TableOp | undefined {
   return undefined;
 }
 
-const is = (req: ProxyRequest, ...ops: TableOp[]) => ops.includes(tableOp(req)!);
+export const is = (req: ProxyRequest, ...ops: TableOp[]) => ops.includes(tableOp(req)!);
 
 function noContent(etag?: string): ProxyResponse {
   const headers: Record<string, string> = { "x-ms-version": "2019-02-02", date: new Date().toUTCString() };
@@ -50,15 +50,29 @@ function rewriteEntities(res: ProxyResponse, fn: (entities: Record<string, unkno
 
 // --- the batch that is applied partially --------------------------------
 
-const PARTIAL = "x-selftest-partial-index";
+export const PARTIAL = "x-selftest-partial-index";
 
 /** Splits a changeset request body into [preamble, ops, batch boundary, changeset boundary]. */
-function changeset(body: string): { batch: string; cs: string; head: string; ops: string[] } | undefined {
+export function changeset(body: string): { batch: string; cs: string; head: string; ops: string[] } | undefined {
   const batch = /^--(batch_[^\r\n]+)/.exec(body)?.[1];
   const cs = /boundary=(changeset_[^\r\n;]+)/.exec(body)?.[1];
   if (!batch || !cs) return undefined;
   const parts = body.split(`--${cs}`);
   return { batch, cs, head: parts[0], ops: parts.slice(1, -1) };
+}
+
+/** A changeset request body holding `ops` only. */
+export function rebuilt(parsed: NonNullable<ReturnType<typeof changeset>>, ops: string[]): Buffer {
+  return Buffer.from(`${parsed.head}${ops.map((op) => `--${parsed.cs}${op}`).join("")}--${parsed.cs}--\r\n--${parsed.batch}--\r\n`);
+}
+
+/** Answers a batch the mutant marked (PARTIAL) as failed at the marked operation, whatever the target applied. */
+export function reportFailureAtMark(req: ProxyRequest, res: ProxyResponse): void {
+  const index = req.headers[PARTIAL];
+  if (index === undefined || res.status !== 202) return;
+  const b = failedBatch(Number(index));
+  res.body = b;
+  res.headers["content-type"] = `multipart/mixed; boundary=${/^--(\S+)/.exec(b.toString("utf8"))![1]}`;
 }
 
 function failedBatch(index: number): Buffer {
@@ -139,7 +153,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "table-batch-applied-partially",
     description: "A changeset's first operation is committed on its own; the failure is reported at the first later conditional operation",
-    kills: ["table/batch/atomic-on-412"],
+    kills: ["table/batch/atomic-on-412", "table/batch/atomic-any-position"],
     onRequest(req) {
       if (!is(req, "batch")) return;
       const parsed = changeset(req.body.toString("utf8"));
@@ -147,15 +161,9 @@ export const MUTANTS: Mutant[] = [
       const failing = parsed.ops.findIndex((op, i) => i > 0 && /\r?\nIf-Match: (?!\*)/i.test(op));
       if (failing < 0) return;
       req.headers[PARTIAL] = String(failing);
-      req.body = Buffer.from(`${parsed.head}--${parsed.cs}${parsed.ops[0]}--${parsed.cs}--\r\n--${parsed.batch}--\r\n`);
+      req.body = rebuilt(parsed, [parsed.ops[0]]);
     },
-    onResponse(req, res) {
-      const index = req.headers[PARTIAL];
-      if (index === undefined || res.status !== 202) return;
-      const b = failedBatch(Number(index));
-      res.body = b;
-      res.headers["content-type"] = `multipart/mixed; boundary=${/^--(\S+)/.exec(b.toString("utf8"))![1]}`;
-    },
+    onResponse: reportFailureAtMark,
   },
   {
     name: "table-query-mixed-generations",

@@ -1,6 +1,7 @@
 // Timed claims, both ends (catalogue L break-period-holds, Q
-// invisible-until-end): a window a request opens (a break period, a
-// visibility timeout) holds until its end, by the server's clock, and lapses
+// invisible-until-end, initial-invisibility, message-ttl/expiry): a window a
+// request opens (a break period, a visibility timeout, a message's time to
+// live) holds until its end, by the server's clock, and lapses
 // after it. One entry per kind of window: how a row opens it and probes it,
 // and how it looks on the wire (which request opens it, the parameter that
 // sets its length, where the answer states its end), from which
@@ -9,7 +10,7 @@
 import type { WireRequest } from "../../fixtures/operations.ts";
 import type { Level, Service } from "../../model/result.ts";
 
-export type WindowKind = "break-period" | "get-visibility" | "update-visibility";
+export type WindowKind = "break-period" | "get-visibility" | "update-visibility" | "put-visibility" | "message-ttl";
 
 /** A window as the row opened it. */
 export interface OpenWindow {
@@ -101,6 +102,38 @@ export const WINDOWS: WindowClaim[] = [
       opens: (r) => r.method === "PUT" && /\/messages\/[^/]+$/.test(r.path) && r.query.has("popreceipt") && r.query.has("visibilitytimeout"),
       length: { in: "query", name: "visibilitytimeout", max: 604_800 },
       end: { in: "header", name: "x-ms-time-next-visible", form: "http-date" },
+    },
+  },
+  {
+    id: "queue/put-message/initial-invisibility",
+    kind: "put-visibility",
+    table: "Q Queue messages",
+    service: "queue",
+    level: "rest",
+    title: "Put Message with a visibility timeout hides the message from Peek and Get until its TimeNextVisible, probed right after the put and in the window's last part (server time, one second allowed); then it is delivered with DequeueCount 1",
+    source: "REST: Put Message (visibilitytimeout, TimeNextVisible)",
+    seconds: 8,
+    wire: {
+      service: "queue",
+      opens: (r) => r.method === "POST" && /\/messages$/.test(r.path) && Number(r.query.get("visibilitytimeout") ?? 0) > 0,
+      length: { in: "query", name: "visibilitytimeout", max: 604_800 },
+      end: { in: "body", name: "TimeNextVisible", form: "http-date" },
+    },
+  },
+  {
+    id: "queue/message-ttl/expiry",
+    kind: "message-ttl",
+    table: "Q Queue messages",
+    service: "queue",
+    level: "rest",
+    title: "A message put with a time to live can be peeked until its ExpirationTime (the Put Message answer's), probed early and late; from then on it is neither peeked nor dequeued, and Delete or Update Message with its receipt → 404 MessageNotFound",
+    source: "REST: Put Message (messagettl, ExpirationTime), Peek Messages, Get Messages",
+    seconds: 8,
+    wire: {
+      service: "queue",
+      opens: (r) => r.method === "POST" && /\/messages$/.test(r.path) && Number(r.query.get("messagettl") ?? 0) > 0,
+      length: { in: "query", name: "messagettl", max: Number.MAX_SAFE_INTEGER },
+      end: { in: "body", name: "ExpirationTime", form: "http-date" },
     },
   },
 ];

@@ -14,7 +14,7 @@ import { defineTable } from "../../fixtures/registry.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { newBlockBlob } from "../blob/blob-kit.ts";
 import { blobSnapshot, blobTarget, checkLeaseState, guid, holdLease, leaseAction, readLease, serverDate } from "../blob/lease-kit.ts";
-import { otherClient, peek, queueWithMessage, rawGetMessages } from "../queue/queue-kit.ts";
+import { otherClient, peek, queueClock, queueWithMessage, rawDeleteMessage, rawGetMessages, rawPutMessage, rawUpdateMessage } from "../queue/queue-kit.ts";
 import { GRANULARITY_MS, LEGAL_LATE_MS, WINDOWS, type OpenWindow, type WindowClaim, type WindowKind } from "./window-claims.ts";
 
 const WRITTEN = "written once the break ended";
@@ -63,8 +63,8 @@ async function breakPeriod(t: RowContext, claim: WindowClaim): Promise<OpenWindo
   };
 }
 
-/** A message invisible until `end`: other clients neither receive nor peek it; after `end` it comes back as `text`, delivered a second time. */
-function invisibleMessage(t: RowContext, q: QueueClient, id: string, end: number, text: string): OpenWindow {
+/** A message invisible until `end`: other clients neither receive nor peek it; after `end` it comes back as `text`, delivered for the `delivery`-th time. */
+function invisibleMessage(t: RowContext, q: QueueClient, id: string, end: number, text: string, delivery = 2): OpenWindow {
   const other = otherClient(t, q);
   let back: { dequeueCount: number; messageText: string } | undefined;
   return {
@@ -82,7 +82,7 @@ function invisibleMessage(t: RowContext, q: QueueClient, id: string, end: number
     },
     async after() {
       expectEqual("text of the message once it came back", back?.messageText, text);
-      expectEqual("DequeueCount of the message once it came back", back?.dequeueCount, 2);
+      expectEqual("DequeueCount of the message once it came back", back?.dequeueCount, delivery);
     },
     clock: async () => (await q.getProperties()).date!.getTime(),
   };
@@ -112,10 +112,57 @@ async function updateVisibility(t: RowContext, claim: WindowClaim): Promise<Open
   return invisibleMessage(t, q, id, end, "updated");
 }
 
+/** Put Message with a visibility timeout: the message is delivered for the first time once it ends. */
+async function putVisibility(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
+  const V = claim.seconds;
+  const q = await t.newQueue();
+  t.step(`Put Message with visibilitytimeout ${V}`);
+  const { res, message } = await rawPutMessage(t, q, "original", { visibilitytimeout: String(V) });
+  expectRawStatus(`Put Message with visibilitytimeout ${V}`, res, { status: 201 });
+  const end = Date.parse(message?.timeNextVisible ?? "");
+  expectTrue(`Put Message: TimeNextVisible is not the answer's Date + ${V} s (±1 s)`, Math.abs(end - serverDate(res).getTime() - V * 1000) <= GRANULARITY_MS);
+  return invisibleMessage(t, q, message!.messageId, end, "original", 1);
+}
+
+/** Put Message with a time to live: peekable until its ExpirationTime, then gone for every operation. */
+async function messageTtl(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
+  const T = claim.seconds;
+  const q = await t.newQueue();
+  t.step(`Put Message with messagettl ${T}`);
+  const { res, message } = await rawPutMessage(t, q, "original", { messagettl: String(T) });
+  expectRawStatus(`Put Message with messagettl ${T}`, res, { status: 201 });
+  const end = Date.parse(message?.expirationTime ?? "");
+  expectTrue(`Put Message: ExpirationTime is not the answer's Date + ${T} s (±1 s)`, Math.abs(end - serverDate(res).getTime() - T * 1000) <= GRANULARITY_MS);
+  const id = message!.messageId;
+  const receipt = message!.popReceipt;
+  expectTrue("Put Message answered no PopReceipt", !!receipt);
+  return {
+    end,
+    async held(phase) {
+      expectTrue(`the message is peeked ${when(phase)} (before its ExpirationTime)`, (await peek(t, q)).some((m) => m.messageId === id));
+    },
+    async lapsed() {
+      const { res: r, messages } = await rawGetMessages(t, q, { peekonly: "true", numofmessages: "32" });
+      expectEqual("Peek Messages status", r.status, 200);
+      return { lapsed: !messages.some((m) => m.messageId === id), date: serverDate(r).getTime() };
+    },
+    async after() {
+      const gone = { status: 404, code: "MessageNotFound" };
+      expectRawStatus("Delete Message with its receipt after the ExpirationTime", await rawDeleteMessage(t, q, id, receipt!), gone);
+      expectRawStatus("Update Message with its receipt after the ExpirationTime", await rawUpdateMessage(t, q, id, receipt!, 0, "updated"), gone);
+      const { messages } = await rawGetMessages(t, q, { numofmessages: "32", visibilitytimeout: "30" });
+      expectEqual("messages dequeued after the ExpirationTime", messages.map((m) => m.messageId), []);
+    },
+    clock: () => queueClock(t, q),
+  };
+}
+
 const OPENERS: Record<WindowKind, (t: RowContext, claim: WindowClaim) => Promise<OpenWindow>> = {
   "break-period": breakPeriod,
   "get-visibility": getVisibility,
   "update-visibility": updateVisibility,
+  "put-visibility": putVisibility,
+  "message-ttl": messageTtl,
 };
 
 async function bothEnds(t: RowContext, claim: WindowClaim): Promise<void> {

@@ -13,6 +13,7 @@ export interface WireMessage {
   messageId: string;
   popReceipt?: string;
   timeNextVisible?: string;
+  expirationTime?: string;
   dequeueCount?: number;
   text?: string;
 }
@@ -27,6 +28,7 @@ export function parseMessages(body: string): WireMessage[] {
       messageId: element(m, "MessageId") ?? "",
       popReceipt: element(m, "PopReceipt"),
       timeNextVisible: element(m, "TimeNextVisible"),
+      expirationTime: element(m, "ExpirationTime"),
       dequeueCount: dc === undefined ? undefined : Number(dc),
       text: element(m, "MessageText"),
     };
@@ -40,6 +42,28 @@ export async function rawGetMessages(t: RowContext, q: QueueClient, query: Recor
   const res = await t.raw("queue", { method: "GET", path: messagesPath(q), query });
   return { res, messages: res.status === 200 ? parseMessages(res.body) : [] };
 }
+
+/** Raw Put Message with the given query (messagettl, visibilitytimeout); the message as its answer describes it. */
+export async function rawPutMessage(t: RowContext, q: QueueClient, text: string, query: Record<string, string> = {}): Promise<{ res: RawResponse; message?: WireMessage }> {
+  const res = await t.raw("queue", { method: "POST", path: messagesPath(q), query, headers: { "content-type": "application/xml" }, body: `<QueueMessage><MessageText>${text}</MessageText></QueueMessage>` });
+  return { res, message: res.status === 201 ? parseMessages(res.body)[0] : undefined };
+}
+
+/** Raw Delete Message with a receipt. */
+export const rawDeleteMessage = (t: RowContext, q: QueueClient, id: string, popreceipt: string) => t.raw("queue", { method: "DELETE", path: `${messagesPath(q)}/${id}`, query: { popreceipt } });
+
+/** Raw Update Message with a receipt, a visibility timeout and a new text. */
+export const rawUpdateMessage = (t: RowContext, q: QueueClient, id: string, popreceipt: string, visibilitytimeout: number, text: string) =>
+  t.raw("queue", {
+    method: "PUT",
+    path: `${messagesPath(q)}/${id}`,
+    query: { popreceipt, visibilitytimeout: String(visibilitytimeout) },
+    headers: { "content-type": "application/xml" },
+    body: `<QueueMessage><MessageText>${text}</MessageText></QueueMessage>`,
+  });
+
+/** The server's clock (ms), from Get Queue Metadata's Date: a request that changes nothing. */
+export const queueClock = async (t: RowContext, q: QueueClient): Promise<number> => Date.parse((await t.raw("queue", { method: "GET", path: `/${q.name}`, query: { comp: "metadata" } })).headers["date"]);
 
 /** Raw Peek Messages: what is visible now, without dequeuing it. */
 export async function peek(t: RowContext, q: QueueClient, n = 32): Promise<WireMessage[]> {

@@ -1,0 +1,109 @@
+// Mutants for Q message lifetime, Clear Messages and DequeueCount
+// (suites/queue/message-lifetime.spec.ts, and the message windows of
+// suites/general/window-claims.ts, whose early ends selftest/mutants/windows.ts
+// generates): a message that never expires, an initial visibility ignored,
+// Clear Messages that spares the messages, Update Message resetting
+// DequeueCount, each named with the rows that must catch it.
+import { operation, query, segments, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
+
+const MESSAGE = /<QueueMessage>[\s\S]*?<\/QueueMessage>/g;
+const idOf = (xml: string) => /<MessageId>([^<]*)<\/MessageId>/.exec(xml)?.[1] ?? "";
+const countOf = (xml: string) => Number(/<DequeueCount>(\d+)<\/DequeueCount>/.exec(xml)?.[1] ?? NaN);
+
+/** Drops a query parameter from a request. */
+function withoutParameter(req: ProxyRequest, name: string): void {
+  const u = new URL(req.url, "http://x");
+  if (!u.searchParams.has(name)) return;
+  u.searchParams.delete(name);
+  req.url = u.pathname + u.search;
+}
+
+/** Rewrites the DequeueCount of each message of a Get or Peek Messages answer. */
+function rewriteCounts(res: ProxyResponse, fn: (id: string, count: number) => number): void {
+  if (res.status !== 200) return;
+  res.body = Buffer.from(res.body.toString("utf8").replace(MESSAGE, (m) => m.replace(/<DequeueCount>\d+<\/DequeueCount>/, `<DequeueCount>${fn(idOf(m), countOf(m))}</DequeueCount>`)));
+}
+
+const isDequeue = (req: ProxyRequest) => operation(req) === "Get Messages";
+const isPeek = (req: ProxyRequest) => operation(req) === "Peek Messages";
+
+/** A correct target where Azurite is not: refuses an Update Message whose visibility would end after the message's expiry. */
+const refusal = (req: ProxyRequest): ProxyResponse => ({
+  status: 400,
+  headers: { "content-type": "application/xml", "x-ms-error-code": "InvalidQueryParameterValue", "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
+  body: Buffer.from(`<?xml version="1.0" encoding="utf-8"?><Error><Code>InvalidQueryParameterValue</Code><Message>visibilitytimeout ends after the message expires (answered by the self-test proxy)</Message></Error>`),
+});
+
+export const MUTANTS: Mutant[] = [
+  {
+    name: "queue-update-beyond-expiry-refused",
+    description: "Update Message whose visibility timeout would end after the message's ExpirationTime is refused with 400, as the reference says (Azurite accepts it): the pinned row passes",
+    kills: ["queue/update-message/visibility-beyond-expiry"],
+    onRequest(req, state) {
+      if (operation(req) !== "Update Message") return;
+      const expires = state.get(`expires ${segments(req)[2]}`) as number | undefined;
+      const timeout = Number(query(req).get("visibilitytimeout") ?? 0);
+      if (expires !== undefined && Date.now() + timeout * 1000 > expires) return refusal(req);
+    },
+    onResponse(req, res, state) {
+      if (operation(req) !== "Put Message" || res.status !== 201) return;
+      const body = res.body.toString("utf8");
+      const id = idOf(body);
+      const expires = Date.parse(/<ExpirationTime>([^<]*)<\/ExpirationTime>/.exec(body)?.[1] ?? "");
+      if (id && Number.isFinite(expires)) state.set(`expires ${id}`, expires);
+    },
+  },
+  {
+    name: "queue-message-ttl-ignored",
+    description: "Put Message ignores messagettl: every message lives the default 7 days (and -1 reads as 7 days), so nothing expires and no limit follows from the time to live",
+    kills: [
+      "queue/message-ttl/expiry",
+      "queue/message-ttl/expires-while-invisible",
+      "queue/message-ttl/infinite",
+      "queue/put-message/visibility-below-ttl",
+      "queue/update-message/visibility-beyond-expiry",
+    ],
+    onRequest(req) {
+      if (operation(req) === "Put Message") withoutParameter(req, "messagettl");
+    },
+  },
+  {
+    name: "queue-put-visibility-ignored",
+    description: "Put Message ignores visibilitytimeout: the message is visible at once (its answer still states the TimeNextVisible asked)",
+    kills: ["queue/put-message/initial-invisibility"],
+    onRequest(req, state) {
+      if (operation(req) !== "Put Message" || !query(req).has("visibilitytimeout")) return;
+      const asked = Number(query(req).get("visibilitytimeout"));
+      withoutParameter(req, "visibilitytimeout");
+      state.set(`asked ${req.url}`, asked);
+    },
+    onResponse(req, res, state) {
+      const asked = state.get(`asked ${req.url}`) as number | undefined;
+      if (asked === undefined || res.status !== 201) return;
+      const later = (v: string) => new Date(Date.parse(v) + asked * 1000).toUTCString();
+      res.body = Buffer.from(res.body.toString("utf8").replace(/<TimeNextVisible>([^<]*)<\/TimeNextVisible>/, (_, v: string) => `<TimeNextVisible>${later(v)}</TimeNextVisible>`));
+    },
+  },
+  {
+    name: "queue-clear-spares-messages",
+    description: "Clear Messages answers 204 but removes nothing: a dequeued (invisible) message survives it, its receipt still works, and it comes back",
+    kills: ["queue/clear-messages/includes-invisible"],
+    onRequest(req) {
+      if (operation(req) !== "Clear Messages") return;
+      return { status: 204, headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() }, body: Buffer.alloc(0) };
+    },
+  },
+  {
+    name: "queue-update-resets-dequeue-count",
+    description: "Update Message resets DequeueCount: after it, Peek shows 0 deliveries and the next Get Messages 1",
+    kills: ["queue/update-message/dequeue-count-unchanged"],
+    onResponse(req, res, state) {
+      if (isDequeue(req)) for (const m of res.body.toString("utf8").match(MESSAGE) ?? []) state.set(`count ${idOf(m)}`, countOf(m));
+      if (operation(req) === "Update Message" && res.status === 204) {
+        const id = segments(req)[2];
+        state.set(`reset ${id}`, state.get(`count ${id}`) ?? 0);
+      }
+      if (isDequeue(req) || isPeek(req)) rewriteCounts(res, (id, n) => n - ((state.get(`reset ${id}`) as number | undefined) ?? 0));
+    },
+  },
+];
