@@ -209,9 +209,11 @@ export const failsRun = (r: Pick<RowResult, "status" | "expectation">): boolean 
  */
 export function exitCodeOf(results: Pick<RowResult, "status" | "expectation">[]): 0 | 1 | 4 {
   if (results.some(failsRun)) return 1;
-  // A row pinned as INCONCLUSIVE is one the target's file says cannot be decided there.
-  return results.some((r) => r.status === "INCONCLUSIVE" && r.expectation?.status !== "INCONCLUSIVE") ? INCOMPLETE_EXIT_CODE : 0;
+  return results.some(leavesRunIncomplete) ? INCOMPLETE_EXIT_CODE : 0;
 }
+
+/** An INCONCLUSIVE row not pinned so: a row pinned as INCONCLUSIVE is one the target's file says cannot be decided there. */
+export const leavesRunIncomplete = (r: Pick<RowResult, "status" | "expectation">): boolean => r.status === "INCONCLUSIVE" && r.expectation?.status !== "INCONCLUSIVE";
 export const INCOMPLETE_EXIT_CODE = 4;
 export const countsAsPassed = (s: Status): boolean => s === "PASS" || s === "EXPECTED_FAIL";
 
@@ -301,11 +303,11 @@ export function faultingOperations(results: RowResult[], pins?: Record<string, O
   return operationsOf(results, (r) => r.observed === "FAIL", (r) => r.faults, pins);
 }
 
-/** Why rows were left INCONCLUSIVE: each kind of non-answer once, with its rows. */
+/** Why rows left the run incomplete (INCONCLUSIVE, not pinned so): each kind of non-answer once, with its rows. */
 export function undecidedReasons(results: RowResult[]): { reason: string; rows: string[] }[] {
   const out = new Map<string, string[]>();
   for (const r of results) {
-    if (r.status !== "INCONCLUSIVE") continue;
+    if (!leavesRunIncomplete(r)) continue;
     const reason = inconclusiveReason(r.message ?? "");
     out.set(reason, [...(out.get(reason) ?? []), r.id]);
   }

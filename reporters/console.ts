@@ -1,7 +1,7 @@
 // Console output: one line per row as mocha finishes it, then the summary.
 // The last line is always `N passed, N failed, N skipped`.
 import Mocha from "mocha";
-import { failsRun, faultingOperations, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
+import { failsRun, faultingOperations, leavesRunIncomplete, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 import type { Progress } from "./progress.ts";
 
 const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35", UNSUPPORTED: "36" };
@@ -75,11 +75,11 @@ export function printSummary(report: Report, files: string[]): void {
     console.log(`\nRe-run once (the first run got no answer from the target, INCONCLUSIVE): ${rerun.length} row(s)`);
     for (const r of rerun) console.log(`  ${r.id}: ${(r.retried!.message ?? "").split("\n")[0].slice(0, 160)}`);
   }
-  const unanswered = report.results.filter((r) => r.status === "INCONCLUSIVE");
-  if (unanswered.length) {
-    const why = undecidedReasons(report.results).map((u) => `${u.rows.length} ${u.reason}`).join(", ");
-    console.log(`\nNo verdict: ${unanswered.length} row(s) could not be decided (${why}); the run is incomplete, rerun to decide:`);
-    for (const r of unanswered) console.log(resultLine(r));
+  const undecided = undecidedReasons(report.results);
+  if (undecided.length) {
+    const why = undecided.map((u) => `${u.rows.length} ${u.reason}`).join(", ");
+    console.log(`\nNo verdict: ${undecided.reduce((n, u) => n + u.rows.length, 0)} row(s) could not be decided (${why}); the run is incomplete, rerun to decide:`);
+    for (const r of report.results.filter(leavesRunIncomplete)) console.log(resultLine(r));
   }
   for (const svc of report.run.target.services.filter((p) => !p.available)) {
     console.log(`Note: ${svc.service} not available (${svc.reason}); its rows are NOT_AVAILABLE.`);

@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import junit, { type Builder } from "junit-report-builder";
-import { failsRun, inconclusiveReason, type Report } from "../model/result.ts";
+import { failsRun, inconclusiveReason, leavesRunIncomplete, type Report } from "../model/result.ts";
 
 export function writeJUnit(report: Report, dir: string): string {
   mkdirSync(dir, { recursive: true });
@@ -30,7 +30,7 @@ export function writeJUnit(report: Report, dir: string): string {
     if (failsRun(r)) {
       tc.failure(r.message ?? r.status, r.status);
       tc.standardOutput(exchanges());
-    } else if (r.status === "INCONCLUSIVE" && r.expectation?.status !== "INCONCLUSIVE") {
+    } else if (leavesRunIncomplete(r)) {
       tc.error(r.message ?? r.status, `INCONCLUSIVE: ${inconclusiveReason(r.message ?? "")}`);
       tc.standardOutput(exchanges());
     } else if (r.status !== "PASS" && r.status !== "EXPECTED_FAIL") tc.skipped();

@@ -10,7 +10,7 @@ import { persistentServerFaults, recordRequest } from "../../fixtures/evidence.t
 import { judge } from "../../fixtures/expectations.ts";
 import { isServerError, isThrottling, preconditionFailed, RowSignal } from "../../fixtures/signals.ts";
 import { resolveConnectionString } from "../../fixtures/target.ts";
-import { exitCodeOf, failsRun, faultingOperations, type Exchange, type RowResult } from "../../model/result.ts";
+import { exitCodeOf, failsRun, faultingOperations, undecidedReasons, type Exchange, type RowResult } from "../../model/result.ts";
 import { result } from "./row-result.ts";
 
 const run = new RunContext(resolveConnectionString("UseDevelopmentStorage=true"), { ...DEFAULT_RUN_OPTIONS, runPrefix: "ccunit", services: ["blob"] });
@@ -127,7 +127,10 @@ describe("server faults: an error on every try, in both runs, is an answer", fun
     assert.equal(exitCodeOf([result("c/d", "PASS")]), 0);
     assert.equal(exitCodeOf([result("c/d", "PASS"), undecided]), 4);
     assert.equal(exitCodeOf([result("c/d", "FAIL", "x"), undecided]), 1);
-    assert.equal(exitCodeOf([{ ...undecided, expectation: { status: "INCONCLUSIVE", reason: "never decidable here" } }]), 0);
+    const pinned = { ...undecided, expectation: { status: "INCONCLUSIVE" as const, reason: "never decidable here" } };
+    assert.equal(exitCodeOf([pinned]), 0);
+    assert.deepEqual(undecidedReasons([pinned]), [], "a pinned INCONCLUSIVE row leaves the run complete");
+    assert.deepEqual(undecidedReasons([undecided]), [{ reason: "a transport error (refused, reset, no answer)", rows: ["a/b"] }]);
   });
 });
 

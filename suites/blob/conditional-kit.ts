@@ -92,8 +92,8 @@ export interface History {
  * Waits until the server's clock (its Date header) is a whole second past
  * `lastModified`, so the next change is dated later. Time spent queueing for
  * the pool does not count: only the probes' answers decide (t.waitForServerTime:
- * a clock that stops fails, a wait that runs out with the clock advancing is
- * INCONCLUSIVE). A Last-Modified ahead of the server's own Date by more than
+ * a clock that stops fails; a target too slow to answer meets the row's time
+ * limit, INCONCLUSIVE). A Last-Modified ahead of the server's own Date by more than
  * its granularity is no date of a past change: that answer fails at once.
  */
 export async function secondLater(t: RowContext, probe: () => Promise<Date | undefined>, lastModified: string): Promise<void> {
@@ -109,7 +109,8 @@ export async function secondLater(t: RowContext, probe: () => Promise<Date | und
     },
     (date) => date,
     changed + 1000,
-    { timeoutMs: 20_000, intervalMs: 250 },
+    // No budget of its own: time queueing for the pool is no answer, and the row's time limit bounds a slow target.
+    { timeoutMs: Number.POSITIVE_INFINITY, intervalMs: 250 },
   );
 }
 
