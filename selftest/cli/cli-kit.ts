@@ -55,12 +55,14 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
 /**
  * A row the environment left without a verdict because an answer came too late
  * to tell (a window's late probe answered in its last second, a renewed lease
- * or a break period run out before the check was answered): PRECONDITION_FAILED
- * on a machine the self-tests saturate. Runs compared for equal verdicts leave
- * such a row out on both sides; any other difference still counts.
+ * or a break period run out before the check was answered: PRECONDITION_FAILED;
+ * a request that got no answer within its timeout: INCONCLUSIVE), on a machine
+ * the self-tests saturate. Runs compared for equal verdicts leave such a row
+ * out on both sides; any other difference still counts.
  */
 export const tooLateToTell = (r: { status: string; message?: string } | undefined): boolean =>
-  r?.status === "PRECONDITION_FAILED" && /too slow a target to tell|no time left to tell|ran out before the (state|holder)/.test(r.message ?? "");
+  (r?.status === "PRECONDITION_FAILED" && /too slow a target to tell|no time left to tell|ran out before the (state|holder)/.test(r.message ?? "")) ||
+  (r?.status === "INCONCLUSIVE" && /ETIMEDOUT: no answer within \d+ ms/.test(r.message ?? ""));
 
 export function tmpDir(tag: string): string {
   return mkdtempSync(join(tmpdir(), `conformance-${tag}-`));

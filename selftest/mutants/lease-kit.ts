@@ -22,7 +22,7 @@ export interface Tracked {
   finite?: boolean;
   /** x-ms-lease-duration of the acquire. */
   duration?: string;
-  /** The blob was written while the lease read Expired (the lease's ID, A, is kept in holder). */
+  /** The blob (or the container's metadata) was written while the lease read Expired (the lease's ID, A, is kept in holder). */
   writtenAfterExpiry?: boolean;
 }
 
@@ -67,7 +67,8 @@ export function track(req: ProxyRequest, res: ProxyResponse, state: MutantState)
     }
     return;
   }
-  if (ok(res) && cur.state === "expired" && WRITES.includes(blobOp(req)!)) {
+  const containerWrite = isContainer(req) && req.method === "PUT" && query(req).get("comp") === "metadata";
+  if (ok(res) && cur.state === "expired" && (WRITES.includes(blobOp(req)!) || containerWrite)) {
     state.set(key, { ...cur, writtenAfterExpiry: true });
     return;
   }

@@ -235,7 +235,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "leases-state-break-period-range-checked",
     description: "Azurite's pinned deviation absent: x-ms-lease-break-period above 60 is refused 400 InvalidHeaderValue (the pin must turn UNEXPECTED_PASS)",
-    kills: [`${S}break-period-61`],
+    kills: [`${S}break-period-61`, "blob/container-lease/state/break-period-61"],
     onRequest(req) {
       if (isLease(req) && action(req) === "break" && Number(req.headers["x-ms-lease-break-period"] ?? "0") > 60) return errorResponse(req, 400, "InvalidHeaderValue");
     },
@@ -243,7 +243,7 @@ export const MUTANTS: Mutant[] = [
   {
     name: "leases-state-renew-expired-checks-id",
     description: "Azurite's pinned deviation absent: renewing an Expired lease with another ID is refused 409 LeaseIdMismatchWithLeaseOperation (the pin must turn UNEXPECTED_PASS)",
-    kills: cells("renew-other", "expired"),
+    kills: [...cells("renew-other", "expired"), "blob/container-lease/state/renew-other/expired"],
     onRequest(req, state) {
       const lease = tracked(req, state);
       if (isLease(req) && action(req) === "renew" && lease.state === "expired" && !sameId(req.headers["x-ms-lease-id"], lease.holder)) {

@@ -128,16 +128,16 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "leases-renew-ignored",
-    description: "Renew answers 200 but does not extend the lease",
-    kills: ["blob/lease/renew-extends"],
+    description: "Renew answers 200 but does not extend the lease (blobs and containers)",
+    kills: ["blob/lease/renew-extends", "blob/container-lease/renew-extends"],
     onRequest(req) {
       if (isLease(req) && action(req) === "renew") return fakeSuccess(req, 200);
     },
   },
   {
     name: "leases-release-ignored",
-    description: "Release answers 200 but leaves the lease in place",
-    kills: ["blob/lease/release-frees", "blob/lease/state/release/leased"],
+    description: "Release answers 200 but leaves the lease in place (blobs and containers)",
+    kills: ["blob/lease/release-frees", "blob/lease/state/release/leased", "blob/container-lease/release-frees"],
     onRequest(req) {
       if (isLease(req) && action(req) === "release") return fakeSuccess(req, 200);
     },

@@ -154,6 +154,24 @@ MUTANTS.push(
       }
     },
   },
+  {
+    name: "model-container-lease-metadata-write-drops-lease",
+    description: "Set Container Metadata on a leased container (shared, no ID needed) succeeds but the lease is gone afterwards: Get Container Properties reports it available",
+    kills: ["blob/lease/model"],
+    killRate: RATE,
+    onResponse(req, res, state) {
+      if (req.service !== "blob" || segments(req).length !== 1 || !req.url.includes("restype=container")) return;
+      const k = key(req);
+      const leaseAction = req.url.includes("comp=lease") ? leaseVerb(req) : "";
+      if (req.method === "PUT" && req.url.includes("comp=metadata") && ok(res)) state.set(`dropped:${k}`, true);
+      if (leaseAction === "acquire" && ok(res)) state.delete(`dropped:${k}`);
+      if (req.method === "GET" && state.get(`dropped:${k}`) && ok(res) && res.headers["x-ms-lease-state"]) {
+        res.headers["x-ms-lease-state"] = "available";
+        res.headers["x-ms-lease-status"] = "unlocked";
+        delete res.headers["x-ms-lease-duration"];
+      }
+    },
+  },
   // Generated from the break-period window claim, judged by the model's rate (its short-break sequences wait to a break's last seconds).
   { ...endsAtHalf("break-period", "model-lease-break-ends-at-half", ["blob/lease/model"]), cell: undefined, killRate: RATE },
 );

@@ -1,7 +1,8 @@
 // Mutants generated from the window claims (suites/general/window-claims.ts):
-// for each kind of window, a target that ends it early (the opening request
-// is forwarded with half the length asked, while the answer states the full
-// one), which that kind's row must catch. The same data gives each kind's
+// for each window, a target that ends it early, which its row must catch: the
+// opening request is forwarded with half the length asked while the answer
+// states the full one, or, where the operation refuses a shorter length (a
+// lease), the resource's reads report the lease lapsed from halfway. The same data gives each kind's
 // legal variation, a window ending one second late, which must fail nothing
 // (selftest/windows.test.ts); it is not a mutant.
 import { WINDOWS, type WindowClaim } from "../../suites/general/window-claims.ts";
@@ -33,6 +34,7 @@ function writeLength(claim: WindowClaim, req: ProxyRequest, seconds: number): vo
 /** The answer states an end `shift` seconds later than the target keeps (seconds left, or HTTP dates). */
 function shiftStatedEnd(claim: WindowClaim, res: ProxyResponse, shift: number): void {
   const { end } = claim.wire;
+  if (!end) return;
   const later = (v: string) => (end.form === "seconds-left" ? String(Number(v) + shift) : new Date(Date.parse(v) + shift * 1000).toUTCString());
   if (end.in === "header") {
     if (res.headers[end.name] !== undefined) res.headers[end.name] = later(res.headers[end.name]);
@@ -54,7 +56,7 @@ export function windowLength(claim: WindowClaim, name: string, description: stri
       if (!opens(claim, req)) return;
       const n = readLength(claim, req);
       // A length the operation refuses stays as asked: the refusal is another claim's.
-      if (n === undefined || !Number.isFinite(n) || n > claim.wire.length.max || keep(n) === n) return;
+      if (n === undefined || !Number.isFinite(n) || n > claim.wire.length.max || n < (claim.wire.length.min ?? 0) || keep(n) === n) return;
       asked.set(req, n);
       writeLength(claim, req, keep(n));
     },
@@ -66,7 +68,31 @@ export function windowLength(claim: WindowClaim, name: string, description: stri
   };
 }
 
-const slug = (claim: WindowClaim) => claim.kind;
+const slug = (claim: WindowClaim) => (claim.resource === "container" ? `container-${claim.kind}` : claim.kind);
+
+/** Reads of the resource report the window's lease lapsed (expired, unlocked) once half its length has passed (the proxy's clock). */
+function readsLapsedAtHalf(claim: WindowClaim, name: string, kills: string[]): Mutant {
+  const resource = (req: ProxyRequest) => `window:${segments(req).join("/")}`;
+  return {
+    name,
+    description: `every ${claim.resource ? claim.resource + " " : ""}${claim.kind} window reads lapsed (lease state expired, unlocked) from halfway through`,
+    kills,
+    cell: claim.id,
+    onResponse(req, res, state) {
+      if (res.status >= 300) return;
+      if (opens(claim, req)) {
+        const n = readLength(claim, req);
+        if (n !== undefined && Number.isFinite(n)) state.set(resource(req), Date.now() + n * 500);
+        return;
+      }
+      const half = state.get(resource(req)) as number | undefined;
+      if (half !== undefined && Date.now() >= half && (req.method === "GET" || req.method === "HEAD") && res.headers["x-ms-lease-state"] === "leased") {
+        res.headers["x-ms-lease-state"] = "expired";
+        res.headers["x-ms-lease-status"] = "unlocked";
+      }
+    },
+  };
+}
 
 /**
  * A window ending one second late: legal (the catalogue allows one second at
@@ -85,13 +111,16 @@ export const LATE_VARIATIONS: { claim: WindowClaim; variation: Mutant }[] = WIND
   ),
 }));
 
-/** A target ending every window of a kind halfway through, while its answers state the full length. */
-export const endsAtHalf = (kind: WindowClaim["kind"], name: string, kills: string[]): Mutant => {
-  const claim = WINDOWS.find((w) => w.kind === kind)!;
-  return windowLength(claim, name, `every ${claim.kind} window ends halfway through, while the answer states its full length`, (n) => Math.max(1, Math.floor(n / 2)), kills);
-};
+/** A target ending every window of a claim halfway through. */
+const halfway = (claim: WindowClaim, name: string, kills: string[]): Mutant =>
+  claim.wire.early === "reads-lapsed"
+    ? readsLapsedAtHalf(claim, name, kills)
+    : windowLength(claim, name, `every ${claim.kind} window ends halfway through, while the answer states its full length`, (n) => Math.max(1, Math.floor(n / 2)), kills);
 
-const GENERATED = WINDOWS.map((claim) => endsAtHalf(claim.kind, `window-${slug(claim)}-ends-at-half`, [claim.id]));
+/** A target ending every window of a kind (its first claim's) halfway through. */
+export const endsAtHalf = (kind: WindowClaim["kind"], name: string, kills: string[]): Mutant => halfway(WINDOWS.find((w) => w.kind === kind)!, name, kills);
+
+const GENERATED = WINDOWS.map((claim) => halfway(claim, `window-${slug(claim)}-ends-at-half`, [claim.id]));
 
 export const MUTANTS: Mutant[] = GENERATED;
 
@@ -99,6 +128,6 @@ export const CLAIM_TABLES: ClaimTable[] = [
   {
     table: "Windows (catalogue L and Q, both ends)",
     kind: "holds until its end",
-    claims: WINDOWS.map((claim, i) => ({ claim: `a ${claim.kind} window holds until its end`, row: claim.id, mutants: [GENERATED[i].name] })),
+    claims: WINDOWS.map((claim, i) => ({ claim: `a ${claim.resource ? claim.resource + " " : ""}${claim.kind} window holds until its end`, row: claim.id, mutants: [GENERATED[i].name] })),
   },
 ];

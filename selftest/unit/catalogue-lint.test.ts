@@ -17,7 +17,6 @@ const LEVELS = ["doc", "rest", "disputed", "info"];
  */
 const NOT_YET: Record<string, string> = {
   "# Section X": "section X (append positions, index tags, From-URL conditions, page sequence numbers, snapshots, batch, versions): not built yet",
-  "# Lifecycles": "the container lease's lifecycle, message lifetime and table transactions: not built yet",
 };
 
 /** The IDs of a list, each with the comment heading its block (the last comment line before it). */

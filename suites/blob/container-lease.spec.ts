@@ -1,14 +1,18 @@
 // L, container leases: Delete Container needs the lease ID, every other
 // container operation is shared; each of the seed's container operations
-// accepts the lease ID (right ID succeeds, wrong ID refused); lease actions
-// leave the container's ETag alone. Sent raw, so exactly the lease headers the
-// claim names go on the wire.
+// accepts the lease ID (right ID succeeds, wrong ID refused, an ID on an
+// unleased container refused); lease actions leave the container's ETag
+// alone; renew extends a lease and release frees it. Sent raw, so exactly the
+// lease headers the claim names go on the wire. The timed rows (expiry-frees,
+// break-period-holds) are windows (suites/general/window-claims.ts), the
+// action × state cells lease-state.spec.ts.
 import type { ContainerClient } from "@azure/storage-blob";
 import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { currentEvidence } from "../../fixtures/evidence.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
+import { deleteRefused, OPS, req, view, type ContainerOp } from "./container-lease-claims.ts";
 import {
   containerLeaseSource,
   containerTarget,
@@ -18,39 +22,12 @@ import {
   holdLease,
   leaseAction,
   readLease,
+  renewedPastOriginalEnd,
+  SHORTEST,
   type LeaseTarget,
 } from "./lease-kit.ts";
 
 const P = "blob/container-lease/";
-
-interface ContainerView {
-  exists: boolean;
-  etag?: string;
-  metadata?: string;
-  acl?: string[];
-}
-
-/** One container request, with x-ms-lease-id when `leaseId` is given. */
-function req(t: RowContext, x: LeaseTarget, method: string, query: Record<string, string>, leaseId?: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
-  return t.raw("blob", { method, path: x.path, query: { restype: "container", ...query }, headers: { ...(leaseId ? { "x-ms-lease-id": leaseId } : {}), ...headers }, body });
-}
-
-const aclBody = (id: string) =>
-  `<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers><SignedIdentifier><Id>${id}</Id><AccessPolicy><Start>2020-01-01T00:00:00.0000000Z</Start><Expiry>2099-01-01T00:00:00.0000000Z</Expiry><Permission>r</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>`;
-
-/** What a refused container write could have changed, read back. */
-async function view(t: RowContext, x: LeaseTarget): Promise<ContainerView> {
-  const props = await req(t, x, "GET", {});
-  if (props.status === 404) return { exists: false };
-  expectEqual("read back the container: status", props.status, 200);
-  const acl = await req(t, x, "GET", { comp: "acl" });
-  return {
-    exists: true,
-    etag: props.headers["etag"],
-    metadata: props.headers["x-ms-meta-state"],
-    acl: [...acl.body.matchAll(/<Id>([^<]*)<\/Id>/g)].map((m) => m[1]),
-  };
-}
 
 /** A container with metadata state=original, and (unless told otherwise) an infinite lease held by A. */
 async function leasedContainer(t: RowContext, leased = true): Promise<{ c: ContainerClient; x: LeaseTarget; a: string }> {
@@ -67,68 +44,6 @@ function lastSent(what: string): void {
   expectTrue(`${what}: no exchange recorded`, ex !== undefined);
   expectSent(what, ex!.requestHeaders, "x-ms-lease-id");
 }
-
-interface ContainerOp {
-  slug: string;
-  operation: string;
-  write: boolean;
-  /** Sends the operation. */
-  call(t: RowContext, x: LeaseTarget, leaseId?: string): Promise<RawResponse>;
-  okStatus: number;
-  /** After success: the answer or the state shows the operation took effect. */
-  took(t: RowContext, x: LeaseTarget, res: RawResponse, before: ContainerView): Promise<void>;
-}
-
-const OPS: ContainerOp[] = [
-  {
-    slug: "delete-container",
-    operation: "Delete Container",
-    write: true,
-    okStatus: 202,
-    call: (t, x, id) => req(t, x, "DELETE", {}, id),
-    took: async (t, x) => expectEqual("the container exists after Delete Container", (await view(t, x)).exists, false),
-  },
-  {
-    slug: "get-container-properties",
-    operation: "Get Container Properties",
-    write: false,
-    okStatus: 200,
-    call: (t, x, id) => req(t, x, "GET", {}, id),
-    took: async (t, x, res) => expectEqual("x-ms-meta-state returned by Get Container Properties", res.headers["x-ms-meta-state"], "original"),
-  },
-  {
-    slug: "get-container-metadata",
-    operation: "Get Container Metadata",
-    write: false,
-    okStatus: 200,
-    call: (t, x, id) => req(t, x, "GET", { comp: "metadata" }, id),
-    took: async (t, x, res) => expectEqual("x-ms-meta-state returned by Get Container Metadata", res.headers["x-ms-meta-state"], "original"),
-  },
-  {
-    slug: "set-container-metadata",
-    operation: "Set Container Metadata",
-    write: true,
-    okStatus: 200,
-    call: (t, x, id) => req(t, x, "PUT", { comp: "metadata" }, id, { "x-ms-meta-state": "changed" }),
-    took: async (t, x) => expectEqual("metadata after Set Container Metadata", (await view(t, x)).metadata, "changed"),
-  },
-  {
-    slug: "get-container-acl",
-    operation: "Get Container ACL",
-    write: false,
-    okStatus: 200,
-    call: (t, x, id) => req(t, x, "GET", { comp: "acl" }, id),
-    took: async (t, x, res) => expectTrue("Get Container ACL returns a SignedIdentifiers document", res.body.includes("SignedIdentifiers")),
-  },
-  {
-    slug: "set-container-acl",
-    operation: "Set Container ACL",
-    write: true,
-    okStatus: 200,
-    call: (t, x, id) => req(t, x, "PUT", { comp: "acl" }, id, { "content-type": "application/xml" }, aclBody("changed")),
-    took: async (t, x) => expectEqual("ACL after Set Container ACL", (await view(t, x)).acl, ["changed"]),
-  },
-];
 
 async function runWithId(t: RowContext, op: ContainerOp): Promise<void> {
   const { x, a } = await leasedContainer(t);
@@ -157,6 +72,20 @@ async function runWrongId(t: RowContext, op: ContainerOp): Promise<void> {
   await expectHolder(t, x, `after ${what}`, a, guid());
 }
 
+// An ID on an unleased container: "if there is no active lease or the ID does not match, 412" (each operation's page).
+async function runUnleasedWithId(t: RowContext, op: ContainerOp): Promise<void> {
+  const { x } = await leasedContainer(t, false);
+  const before = await view(t, x);
+  const what = `${op.operation} with a lease ID on an unleased container`;
+  t.step(what);
+  const res = await op.call(t, x, guid());
+  lastSent(what);
+  expectRawStatus(what, res, { status: 412, code: "LeaseNotPresentWithContainerOperation" });
+  t.step("read the container back");
+  expectEqual(`the container after the refused ${op.operation}`, await view(t, x), before);
+  await expectLeaseState(t, x, `after ${what}`, "available");
+}
+
 const rows: RowDef[] = [];
 for (const op of OPS) {
   rows.push(
@@ -175,6 +104,14 @@ for (const op of OPS) {
       source: containerLeaseSource(`${op.operation}, x-ms-lease-id; error code LeaseIdMismatchWithContainerOperation`),
       service: "blob",
       run: (t) => runWrongId(t, op),
+    },
+    {
+      id: `${P}ops/${op.slug}/unleased-with-id`,
+      title: `${op.operation} with a lease ID on an unleased container: 412 LeaseNotPresentWithContainerOperation, unchanged`,
+      level: "rest",
+      source: containerLeaseSource(`${op.operation}, x-ms-lease-id ("if there is no active lease or the ID does not match, 412"); error code LeaseNotPresentWithContainerOperation`),
+      service: "blob",
+      run: (t) => runUnleasedWithId(t, op),
     },
   );
 }
@@ -222,19 +159,54 @@ rows.push(
     service: "blob",
     async run(t) {
       const { x, a } = await leasedContainer(t);
-      const before = await view(t, x);
       t.step("Delete Container without the lease ID");
-      const res = await req(t, x, "DELETE", {});
-      t.note("refusal", `${res.status} ${res.errorCode ?? ""}`.trim());
-      expectTrue(
-        `Delete Container without the lease ID on a leased container: expected 412 LeaseIdMissing or 409, got ${res.status} ${res.errorCode ?? ""}`.trim(),
-        (res.status === 412 && res.errorCode === "LeaseIdMissing") || res.status === 409,
-      );
-      t.step("read the container back");
-      expectEqual("the container after the refused delete", await view(t, x), before);
+      await deleteRefused(t, x, "on a leased container");
       t.step("Delete Container with the lease ID");
       expectRawStatus("Delete Container with the lease ID", await req(t, x, "DELETE", {}, a), { status: 202 });
       expectEqual("the container exists after the delete with the ID", (await view(t, x)).exists, false);
+    },
+  },
+  {
+    id: `${P}renew-extends`,
+    title: "A 15 s container lease renewed after 8 s (server clock) still reads leased 2 s past its original end: another acquire 409 LeaseAlreadyPresent, Delete Container without the ID refused",
+    level: "rest",
+    source: containerLeaseSource("Lease Container (renew)"),
+    service: "blob",
+    waitSeconds: SHORTEST + 2,
+    async run(t) {
+      const { x } = await leasedContainer(t, false);
+      await renewedPastOriginalEnd(t, x, async () => {
+        t.step("another client acquires past the original end");
+        expectRawStatus("acquire with another ID past the original end of a renewed lease", await leaseAction(t, x, "acquire", { proposed: guid(), duration: -1 }), {
+          status: 409,
+          code: "LeaseAlreadyPresent",
+        });
+        t.step("Delete Container without the lease ID past the original end");
+        await deleteRefused(t, x, "past the original end of a renewed lease");
+      });
+    },
+  },
+  {
+    id: `${P}release-frees`,
+    title: "After release the container's lease reads available and another client acquires at once (holder read back); once it releases too, Delete Container without an ID succeeds",
+    level: "rest",
+    source: containerLeaseSource("Lease Container (release)"),
+    service: "blob",
+    async run(t) {
+      const { x, a } = await leasedContainer(t);
+      t.step("release");
+      expectRawStatus("release with the holder's ID", await leaseAction(t, x, "release", { id: a }), { status: 200 });
+      await expectLeaseState(t, x, "after release", "available");
+      t.step("another client acquires");
+      const b = guid();
+      expectRawStatus("another client acquires after release", await leaseAction(t, x, "acquire", { proposed: b, duration: -1 }), { status: 201 });
+      await expectLeaseState(t, x, "after the other client's acquire", "leased");
+      await expectHolder(t, x, "after the other client's acquire", b, a);
+      t.step("the other client releases");
+      expectRawStatus("release by the other client", await leaseAction(t, x, "release", { id: b }), { status: 200 });
+      t.step("Delete Container without a lease ID");
+      expectRawStatus("Delete Container without a lease ID after both releases", await req(t, x, "DELETE", {}), { status: 202 });
+      expectEqual("the container exists after Delete Container", (await view(t, x)).exists, false);
     },
   },
   {
@@ -348,6 +320,7 @@ defineMatrix({
     { key: "without-id", header: "Leased, without ID" },
     { key: "with-id", header: "Leased, right ID" },
     { key: "wrong-id", header: "Leased, wrong ID" },
+    { key: "unleased-with-id", header: "Unleased, with an ID" },
   ],
   rows: SEVEN.map((op) => ({
     label: op.operation,
@@ -360,6 +333,7 @@ defineMatrix({
             : { claim: "Succeeds", id: `${P}others-shared` },
       "with-id": { claim: op.slug === "lease-container" ? "200 (renew)" : "Succeeds", id: `${P}ops/${op.slug}/with-id` },
       "wrong-id": { claim: op.slug === "lease-container" ? "409 (renew)" : "412", id: `${P}ops/${op.slug}/wrong-id` },
+      ...(op.slug === "lease-container" ? {} : { "unleased-with-id": { claim: "412", id: `${P}ops/${op.slug}/unleased-with-id` } }),
     },
   })),
 });

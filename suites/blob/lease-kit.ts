@@ -165,13 +165,43 @@ export async function waitForServerTime(t: RowContext, x: LeaseTarget, at: Date,
   return t.waitForServerTime(`server time ${at.toISOString()}`, () => readLease(t, x), (v) => v.date?.getTime() ?? -Infinity, at.getTime(), { timeoutMs, intervalMs: 500 });
 }
 
+/**
+ * renew-extends (catalogue L, blobs and containers): a 15 s lease renewed
+ * after 8 s (server clock) still reads leased 2 s past its original end, where
+ * `locked` shows it still locks the resource. A slow target may answer those
+ * checks only once the renewed lease ran out too (server clock): then they
+ * tell nothing (PRECONDITION_FAILED).
+ */
+export async function renewedPastOriginalEnd(t: RowContext, x: LeaseTarget, locked: () => Promise<void>): Promise<void> {
+  const { id, res } = await holdLease(t, x, SHORTEST);
+  const acquired = serverDate(res);
+  t.step("wait 8 s (server clock), then renew");
+  await waitForServerTime(t, x, new Date(acquired.getTime() + 8000), 30_000);
+  const renewed = await leaseAction(t, x, "renew", { id });
+  expectRawStatus("renew before expiry", renewed, { status: 200 });
+  const renewedEnd = serverDate(renewed).getTime() + SHORTEST * 1000;
+  const inTime = (check: () => Promise<unknown>) =>
+    check().catch((err) => {
+      const answered = Date.parse(currentEvidence()?.exchanges.at(-1)?.responseHeaders["date"] ?? "");
+      if (answered >= renewedEnd - 1000) preconditionFailed("the target answered only when the renewed lease had run out too (server clock): no time left to tell");
+      throw err;
+    });
+  t.step("wait past the original end (server clock)");
+  const past = await waitForServerTime(t, x, new Date(acquired.getTime() + (SHORTEST + 2) * 1000), 30_000);
+  await inTime(async () => checkLeaseState("2 s past the original end of the renewed lease", past, "leased"));
+  await inTime(locked);
+}
+
 /** Break period used to hold a lease in Breaking long enough to act on it. */
 export const BREAKING_PERIOD = 20;
 /** Shortest finite lease. */
 export const SHORTEST = 15;
 
-export interface StatedBlob {
-  b: BlockBlobClient;
+/** A finite lease that cannot run out while a row acts on it (held, breaking and broken states). */
+export const LASTING = 60;
+
+/** A blob or container in a lease state, held (or last held) by A. */
+export interface StatedResource {
   x: LeaseTarget;
   /** The holder's ID (A). */
   a: string;
@@ -181,52 +211,87 @@ export interface StatedBlob {
   breakEnds?: Date;
 }
 
+export interface StatedBlob extends StatedResource {
+  b: BlockBlobClient;
+}
+
+/** The write without a lease ID that turns an Expired lease into column expired-modified: Put Blob, or Set Container Metadata. */
+function writeWithoutId(t: RowContext, x: LeaseTarget): Promise<RawResponse> {
+  return x.kind === "blob"
+    ? t.raw("blob", { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written after the lease expired" })
+    : t.raw("blob", { method: "PUT", path: x.path, query: { restype: "container", comp: "metadata" }, headers: { "x-ms-meta-state": "written-after-expiry" } });
+}
+
+/** The state table's ID prefix for a resource kind (setup failures name the cell they rely on). */
+const tablePrefix = (x: LeaseTarget) => (x.kind === "blob" ? "blob/lease/" : "blob/container-lease/");
+const LEASE_OP = { blob: "Lease Blob", container: "Lease Container" } as const;
+
 /**
- * A block blob in the given lease state, held (or last held) by A.
- * Expired needs a 15 s lease to lapse: the row must set waitSeconds.
- * Expired-modified then has a Put Blob without a lease ID change the blob.
+ * Resources put in the given lease state, each held (or last held) by its own
+ * A: with an infinite lease unless `finite` (a 60 s lease; a 15 s one for the
+ * states where it lapses). Lapsing states acquire every lease first and wait
+ * for them together (the row must set waitSeconds); expired-modified then has
+ * each resource written without a lease ID.
  */
-export async function blobInState(t: RowContext, state: StatedLease, blob?: BlockBlobClient): Promise<StatedBlob> {
-  const b = blob ?? (await newBlockBlob(t));
-  const x = blobTarget(b);
-  const a = guid();
-  const other = guid();
-  if (state === "available") return { b, x, a, other };
-  const duration = lapses(state) ? SHORTEST : -1;
-  await holdLease(t, x, duration, a);
-  if (state === "leased") return { b, x, a, other };
+export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: StatedLease, finite = false): Promise<StatedResource[]> {
+  const out: StatedResource[] = xs.map((x) => ({ x, a: guid(), other: guid() }));
+  if (state === "available") return out;
+  const duration = lapses(state) ? SHORTEST : finite ? LASTING : -1;
+  for (const s of out) await holdLease(t, s.x, duration, s.a);
+  if (state === "leased") return out;
   // What the setup relies on are claims of the lease table: a target that breaks
   // one fails here, naming it (never PRECONDITION_FAILED).
   if (lapses(state)) {
-    t.step("wait for the 15 s lease to expire (setup)");
-    await waitForLeaseState(t, x, "expired", 45_000).catch((err) => {
-      if (!(err instanceof WaitTimeout)) throw err; // a transport fault stays INCONCLUSIVE
-      expectTrue("blob/lease/expiry-frees: the 15 s lease did not read back as expired within 45 s (setup)", false);
-    });
+    t.step(`wait for the 15 s lease${out.length > 1 ? `s (${out.length})` : ""} to expire (setup)`);
+    await Promise.all(
+      out.map((s) =>
+        waitForLeaseState(t, s.x, "expired", 45_000).catch((err) => {
+          if (!(err instanceof WaitTimeout)) throw err; // a transport fault stays INCONCLUSIVE
+          expectTrue(`${tablePrefix(s.x)}expiry-frees: the 15 s lease did not read back as expired within 45 s (setup)`, false);
+        }),
+      ),
+    );
     if (state === "expired-modified") {
-      t.step("Put Blob without a lease ID after the expiry (setup)");
-      const res = await t.raw("blob", { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written after the lease expired" });
-      expectRawStatus("blob/lease/expiry-frees: Put Blob without a lease ID once the lease expired (setup)", res, { status: 201 });
+      for (const s of out) {
+        t.step(`${s.x.kind === "blob" ? "Put Blob" : "Set Container Metadata"} without a lease ID after the expiry (setup)`);
+        expectRawStatus(`${tablePrefix(s.x)}expiry-frees: ${s.x.kind === "blob" ? "Put Blob" : "Set Container Metadata"} without a lease ID once the lease expired (setup)`, await writeWithoutId(t, s.x), {
+          status: s.x.kind === "blob" ? 201 : 200,
+        });
+      }
     }
-    return { b, x, a, other };
+    return out;
   }
   const period = state === "broken" ? 0 : BREAKING_PERIOD;
-  t.step(`break the lease, period ${period} s (setup)`);
-  const res = await leaseAction(t, x, "break", { breakPeriod: period });
-  expectRawStatus(`blob/lease/state/break-${period === 0 ? "0" : "period"}/leased: break an infinite lease with period ${period} (setup)`, res, { status: 202 });
-  // x-ms-lease-time: the seconds left of the break period (Lease Blob); the row times its checks by it.
-  const remaining = Number(res.headers["x-ms-lease-time"]);
-  expectTrue(`Lease Blob break with period ${period}: x-ms-lease-time is not ${period} (±1)`, Math.abs(remaining - period) <= 1);
-  const v = await readLease(t, x);
-  checkLeaseState(`blob/lease/state/break-${period === 0 ? "0" : "period"}/leased: the lease read back after a break with period ${period} (setup)`, v, state);
-  return { b, x, a, other, breakEnds: state === "breaking" ? new Date(serverDate(res).getTime() + remaining * 1000) : undefined };
+  const cell = `${tablePrefix(out[0].x)}state/break-${period === 0 ? "0" : "period"}/leased`;
+  for (const s of out) {
+    t.step(`break the lease, period ${period} s (setup)`);
+    const res = await leaseAction(t, s.x, "break", { breakPeriod: period });
+    expectRawStatus(`${cell}: break ${finite ? "a 60 s" : "an infinite"} lease with period ${period} (setup)`, res, { status: 202 });
+    // x-ms-lease-time: the seconds left of the break period; the row times its checks by it.
+    const remaining = Number(res.headers["x-ms-lease-time"]);
+    expectTrue(`${LEASE_OP[s.x.kind]} break with period ${period}: x-ms-lease-time is not ${period} (±1)`, Math.abs(remaining - period) <= 1);
+    const v = await readLease(t, s.x);
+    checkLeaseState(`${cell}: the lease read back after a break with period ${period} (setup)`, v, state);
+    if (state === "breaking") s.breakEnds = new Date(serverDate(res).getTime() + remaining * 1000);
+  }
+  return out;
+}
+
+/**
+ * A block blob in the given lease state, held (or last held) by A, on an
+ * infinite lease (a 15 s one where it lapses: the row must set waitSeconds).
+ */
+export async function blobInState(t: RowContext, state: StatedLease, blob?: BlockBlobClient): Promise<StatedBlob> {
+  const b = blob ?? (await newBlockBlob(t));
+  const [s] = await leasesInState(t, [blobTarget(b)], state);
+  return { ...s, b };
 }
 
 /**
  * For rows acting on a Breaking lease: the read that follows must still fall
  * inside the break period (by the server's clock), or the row cannot tell.
  */
-export function stillBreaking(s: StatedBlob, v: LeaseView, marginMs = 1000): void {
+export function stillBreaking(s: StatedResource, v: LeaseView, marginMs = 1000): void {
   if (s.breakEnds && v.date && v.date.getTime() >= s.breakEnds.getTime() - marginMs) {
     preconditionFailed("the break period ran out before the state could be read back");
   }
@@ -238,7 +303,7 @@ export function stillBreaking(s: StatedBlob, v: LeaseView, marginMs = 1000): voi
  * fails on an answer dated within a second of the break's end (server clock)
  * tells nothing: the row cannot tell (PRECONDITION_FAILED), never a FAIL.
  */
-export async function whileBreaking(s: StatedBlob, res: RawResponse, check: () => Promise<void>): Promise<void> {
+export async function whileBreaking(s: StatedResource, res: RawResponse, check: () => Promise<void>): Promise<void> {
   const from = currentEvidence()?.exchanges.length ?? 0;
   try {
     await check();

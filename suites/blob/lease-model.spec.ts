@@ -1,13 +1,15 @@
 // M Models: blob/lease/model. Random sequences (fast-check commands, from the
 // run's seed) of lease actions with two IDs, writes and reads with and without
-// IDs and with holding or failing conditions, one wait across an expiry, and
-// waits to the last seconds of a short break period (so what follows sees the
-// lease still Breaking near its end: a break that ends early shows), on one
-// blob each; the target is compared with a reference model after every
-// step. The model's transitions are the Lease Blob outcome table
-// (lease-table.ts, the same data the state rows check) plus the lease-ops
-// rules; time is the server's (Date headers), with a margin around each lease
-// or break end where either side of it is accepted.
+// IDs and (on blobs) with holding or failing conditions, one wait across an
+// expiry, and waits to the last seconds of a short break period (so what
+// follows sees the lease still Breaking near its end: a break that ends early
+// shows), on one blob or container each; the target is compared with the
+// reference model after every step. The reference (lease-reference.ts) is a
+// pure step function over the one lease table (lease-table.ts, the same data
+// the state rows check) and the lease-ops rules, shared by both resource
+// kinds; this file only drives a target with it and keeps the run's budget.
+// Time is the server's (Date headers), with a margin around each lease or
+// break end where either side of it is accepted.
 import fc from "fast-check";
 import { AssertionError } from "chai";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
@@ -16,21 +18,38 @@ import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { RowSignal } from "../../fixtures/signals.ts";
 import { newBlockBlob } from "./blob-kit.ts";
-import { blobLeaseSource, blobTarget, guid, leaseAction, readLease, serverDate, SHORTEST, type LeaseState, type LeaseTarget, type LeaseView, type StatedLease } from "./lease-kit.ts";
-import { ACTION_LABEL, onState, TABLE, type Action } from "./lease-table.ts";
+import { blobLeaseSource, blobTarget, containerTarget, guid, leaseAction, readLease, serverDate, SHORTEST, type LeaseTarget, type LeaseView } from "./lease-kit.ts";
+import {
+  describeModel,
+  expectedAnswers,
+  locked,
+  MARGIN_MS,
+  otherId as other,
+  readBackAgrees,
+  settle,
+  stepModel,
+  tableAction,
+  wantedAt,
+  type LeaseCommand as Cmd,
+  type LeaseModel,
+  type Verb,
+  type Who,
+} from "./lease-reference.ts";
+import { ACTION_LABEL, cellOf, onState } from "./lease-table.ts";
 
 /**
- * Sequences per run (side by side, one blob each) and commands per sequence:
- * SEQUENCES draw from COMMANDS (half of them start from a 15 s lease, so an
- * expiry is always within their budget), and BREAK_END_SEQUENCES more also
- * break leases with a short period and wait to the break's last seconds (a
- * wait that would leave no budget for the expiry the others wait across).
+ * Sequences per run (side by side, one resource each) and commands per
+ * sequence: SEQUENCES draw from COMMANDS on blobs (half of them start from a
+ * 15 s lease, so an expiry is always within their budget), BREAK_END_SEQUENCES
+ * more also break leases with a short period and wait to the break's last
+ * seconds (a wait that would leave no budget for the expiry the others wait
+ * across), and CONTAINER_SEQUENCES act on container leases (half of them
+ * starting from a 15 s lease).
  */
 export const SEQUENCES = 16;
 export const BREAK_END_SEQUENCES = 4;
+export const CONTAINER_SEQUENCES = 6;
 export const MAX_COMMANDS = 40;
-/** Either side of a lease or break end is accepted within this margin (Date has one-second granularity). */
-const MARGIN_MS = 2000;
 /**
  * A sequence starts no command later than this after its setup (server time):
  * one expiry and its margin, plus 2 s. Locally all commands fit long before;
@@ -45,19 +64,9 @@ const BREAK_PERIOD = 60;
  */
 const SHORT_BREAK = 8;
 
-type Who = "L1" | "L2";
-const other = (w: Who): Who => (w === "L1" ? "L2" : "L1");
-
+/** A sequence's state: the reference's (lease-reference.ts) and what runs the sequence. */
 interface Model {
-  state: StatedLease;
-  /** The ID of the current (or last, for broken/expired) lease. */
-  holder?: Who;
-  finite: boolean;
-  /** Server time (ms) at which a finite lease or a break ends. */
-  endsAt?: number;
-  content: string;
-  etag: string;
-  stale: string;
+  ref: LeaseModel;
   waited: boolean;
   /** A wait to a break's last seconds was made (one per sequence, like the wait past an end). */
   nearEnd: boolean;
@@ -89,108 +98,59 @@ interface Real {
   executed: { n: number; waits: number; nearEnd: number; cut: number };
 }
 
-const locked = (s: StatedLease) => s === "leased" || s === "breaking";
 const show = (res: RawResponse) => `${res.status}${res.errorCode ? " " + res.errorCode : ""}`;
-
-/** The model at server time `now`: past an end, the lease has expired or the break completed; near it, either. */
-function settle(m: Model, now: number): Model[] {
-  if (m.endsAt === undefined) return [m];
-  const over: Model = { ...m, state: m.state === "breaking" ? "broken" : m.state === "leased" ? "expired" : m.state, endsAt: undefined };
-  if (now >= m.endsAt + MARGIN_MS) return [over];
-  if (now <= m.endsAt - MARGIN_MS) return [m];
-  return [m, over];
-}
-
-/** What a lease state reads as (x-ms-lease-state): an expired lease after a write may read as available (lease-table.ts, WRITTEN). */
-const readsAs = (s: StatedLease): LeaseState[] => (s === "expired-modified" ? ["expired", "available"] : [s]);
-
-function readBackAgrees(m: Model, v: LeaseView): boolean {
-  const state = v.state as LeaseState;
-  if (!readsAs(m.state).includes(state)) return false;
-  if (v.status !== (locked(state) ? "locked" : "unlocked")) return false;
-  if (state === "leased" && v.duration !== (m.finite ? "fixed" : "infinite")) return false;
-  return v.etag === m.etag;
-}
-
-const describeModel = (m: Model) => `${m.state}${m.holder ? ` (${m.holder})` : ""}${m.state === "leased" ? (m.finite ? ", 15 s" : ", infinite") : ""}`;
-
-/** An expected answer: its status, the codes accepted (none: any), and the models it may leave. */
-interface Expect {
-  status: number;
-  codes?: string[];
-  next(res: RawResponse, now: number): Model[];
-}
+const TABLE_TEXT = { blob: "the Lease Blob table and the lease-ops rules", container: "the Lease Container table and the container lease rules" } as const;
 
 const fail = (r: Real, m: Model, step: Step): never => {
   r.steps.push(step);
   const table = r.steps.map((s, i) => `${String(i + 1).padStart(2)}. ${s.action} | expected ${s.expected} | observed ${s.observed}`).join("\n");
-  throw new AssertionError(`the target departed from the lease model (the Lease Blob table and the lease-ops rules)\nin state ${describeModel(m)}:\n${table}`);
+  throw new AssertionError(`the target departed from the lease model (${TABLE_TEXT[m.ref.resource]})\nin state ${describeModel(m.ref)}:\n${table}`);
 };
 
+/** What the reference reads of an answer: a container's read shows its metadata value, a blob's its content. */
+const answerOf = (r: Real, res: RawResponse) => ({ headers: res.headers, body: r.x.kind === "container" ? (res.headers["x-ms-meta-state"] ?? "") : res.body });
+
 /**
- * Sends a request, finds a model (of those the server's time allows) whose
- * expectation the answer meets, then reads the lease back and checks it too.
+ * Sends a request, finds a state (of those the server's time allows) whose
+ * expected answer it is (lease-reference.ts), then reads the lease back and
+ * checks it too.
  */
-async function step(
-  m: Model,
-  r: Real,
-  action: string,
-  expect: (c: Model) => Expect | undefined,
-  send: () => Promise<RawResponse>,
-  pinnedCell?: (c: Model, res: RawResponse) => string | undefined,
-): Promise<Model> {
+async function step(m: Model, r: Real, action: string, cmd: Cmd, send: () => Promise<RawResponse>, pinnedCell?: (c: LeaseModel, res: RawResponse) => string | undefined): Promise<Model> {
   r.t.step(action);
   r.executed.n++;
   const res = await send();
   const now = serverDate(res).getTime();
-  const options = settle(m, now).flatMap((c) => {
-    const e = expect(c);
-    if (!e || e.status !== res.status || (e.codes && !e.codes.includes(res.errorCode ?? ""))) return [];
-    return e.next(res, now);
-  });
-  const wanted = settle(m, now).map((c) => expect(c)).filter((e): e is Expect => !!e).map((e) => `${e.status}${e.codes ? " " + e.codes.join("|") : ""}`);
+  const options = stepModel(m.ref, cmd, now, res.status, res.errorCode, answerOf(r, res));
+  const wanted = wantedAt(m.ref, cmd, now);
   if (options.length === 0) {
-    const pinned = settle(m, now).map((c) => pinnedCell?.(c, res)).find(Boolean);
+    const pinned = settle(m.ref, now).map((c) => pinnedCell?.(c, res)).find(Boolean);
     if (pinned) {
       r.steps.push({ action, expected: wanted.join(" or "), observed: `${show(res)}, as pinned for ${pinned}` });
       r.t.note("pinned deviations met", [...new Set([...((r.t.notes["pinned deviations met"] as string[]) ?? []), pinned])]);
       return { ...m, off: pinned };
     }
-    fail(r, m, { action, expected: [...new Set(wanted)].join(" or "), observed: show(res) });
+    fail(r, m, { action, expected: wanted.join(" or "), observed: show(res) });
   }
   const v = leaseIn(res) ?? (r.t.step(`${action}: read the lease back`), await readLease(r.t, r.x));
   const agreeing = options.flatMap((c) => settle(c, v.date!.getTime())).filter((c) => readBackAgrees(c, v));
-  const seen = `${show(res)}, then ${v.state}/${v.status}${v.duration ? "/" + v.duration : ""}${v.etag === m.etag ? "" : ", ETag changed"}`;
+  const seen = `${show(res)}, then ${v.state}/${v.status}${v.duration ? "/" + v.duration : ""}${v.etag === m.ref.etag ? "" : ", ETag changed"}`;
   if (agreeing.length === 0) fail(r, m, { action, expected: `${wanted.join(" or ")}, then ${options.map(describeModel).join(" or ")}`, observed: seen });
   r.steps.push({ action, expected: wanted.join(" or "), observed: seen });
-  return { ...agreeing[0], now: v.date!.getTime() };
+  return { ...m, ref: agreeing[0], now: v.date!.getTime() };
 }
 
-/** A Get Blob that succeeded reads the lease itself (x-ms-lease-state, -status, -duration, ETag): no second read is needed. */
+/** A read that succeeded reads the lease itself (x-ms-lease-state, -status, -duration, ETag): no second read is needed. */
 function leaseIn(res: RawResponse): LeaseView | undefined {
   const h = res.headers;
   if (res.status !== 200 || !h["x-ms-lease-state"]) return undefined;
   return { state: h["x-ms-lease-state"], status: h["x-ms-lease-status"], duration: h["x-ms-lease-duration"], etag: h["etag"], lastModified: h["last-modified"], date: serverDate(res) };
 }
 
-// ---- lease actions: the transition table is lease-table.ts ----
-
-type Verb = "acquire" | "renew" | "change" | "release" | "break";
-
-function tableAction(c: Model, verb: Verb, id: Who, breakPeriod: number): Action {
-  const mine = c.holder === id;
-  return ({
-    acquire: mine ? "acquire-same" : "acquire",
-    renew: mine ? "renew" : "renew-other",
-    change: "change",
-    release: mine ? "release" : "release-other",
-    break: breakPeriod === 0 ? "break-0" : "break-period",
-  } as const)[verb];
-}
+// ---- lease actions: the transition table is lease-table.ts, through lease-reference.ts ----
 
 /** Who a command speaks as: the lease's holder (L1 when there is none), or the other ID. */
 type Role = "holder" | "other";
-const roleId = (m: Readonly<Model>, role: Role): Who => (role === "holder" ? (m.holder ?? "L1") : other(m.holder ?? "L1"));
+const roleId = (m: Readonly<Model>, role: Role): Who => (role === "holder" ? (m.ref.holder ?? "L1") : other(m.ref.holder ?? "L1"));
 
 // Commands hold no state of their own: one instance may serve many sequences at once.
 class LeaseCommand implements fc.AsyncCommand<Model, Real> {
@@ -202,8 +162,11 @@ class LeaseCommand implements fc.AsyncCommand<Model, Real> {
   ) {}
   /** Only cells the table has (change: only by the holder). */
   check(m: Readonly<Model>): boolean {
-    if (!open(m) || (this.verb === "change" && (m.holder === undefined || this.role !== "holder"))) return false;
-    return !!TABLE[tableAction(m, this.verb, roleId(m, this.role), this.breakPeriod)][m.state];
+    if (!open(m) || (this.verb === "change" && (m.ref.holder === undefined || this.role !== "holder"))) return false;
+    return expectedAnswers(m.ref, this.cmd(roleId(m, this.role))).length > 0;
+  }
+  cmd(id: Who): Cmd {
+    return { kind: "lease", verb: this.verb, id, duration: this.duration, breakPeriod: this.breakPeriod };
   }
   async run(m: Model, r: Real): Promise<void> {
     const id = roleId(m, this.role);
@@ -211,7 +174,7 @@ class LeaseCommand implements fc.AsyncCommand<Model, Real> {
       m,
       r,
       this.label(id),
-      (c) => this.expect(c, id),
+      this.cmd(id),
       () => {
         const ids = r.ids;
         const args =
@@ -230,31 +193,13 @@ class LeaseCommand implements fc.AsyncCommand<Model, Real> {
    * row's failure is pinned for the target and this answer is exactly it, the
    * deviation is judged there, and this sequence stops at it.
    */
-  pinnedCell(r: Real, c: Model, res: RawResponse, id: Who): string | undefined {
+  pinnedCell(r: Real, c: LeaseModel, res: RawResponse, id: Who): string | undefined {
     const action = tableAction(c, this.verb, id, this.breakPeriod);
-    const o = TABLE[action][c.state];
-    const row = `blob/lease/state/${action}/${c.state}`;
+    const o = cellOf(c.resource, action, c.state)?.outcomes[0];
+    const row = `${c.resource === "blob" ? "blob/lease" : "blob/container-lease"}/state/${action}/${c.state}`;
     const pin = r.t.run.options.pinned?.(row);
     const signature = `${ACTION_LABEL[action]} on ${onState(c.state)}: expected ${o?.status}${o?.code ? " " + o.code : ""}, got ${show(res)}`;
     return pin?.status === "FAIL" && pin.signature === signature ? row : undefined;
-  }
-  expect(c: Model, id: Who): Expect | undefined {
-    const o = TABLE[tableAction(c, this.verb, id, this.breakPeriod)][c.state];
-    if (!o) return undefined;
-    return {
-      status: o.status,
-      codes: o.code ? [o.code] : undefined,
-      next: (_res, now) =>
-        (Array.isArray(o.after) ? o.after : [o.after]).map((state): Model => {
-          // A = the lease's holder, B = the ID the action brought.
-          const holder = o.holder === "A" ? c.holder : o.holder === "B" ? (this.verb === "change" ? other(id) : id) : state === "available" ? undefined : c.holder;
-          if (o.status >= 300) return { ...c, state, holder };
-          if (this.verb === "acquire") return { ...c, state, holder, finite: this.duration !== -1, endsAt: this.duration === -1 ? undefined : now + this.duration * 1000 };
-          if (this.verb === "renew") return { ...c, state, holder, endsAt: c.finite ? now + SHORTEST * 1000 : undefined };
-          if (state === "breaking") return { ...c, state, holder, endsAt: Math.min(c.endsAt ?? Infinity, now + this.breakPeriod * 1000) };
-          return { ...c, state, holder, endsAt: state === "leased" ? c.endsAt : undefined };
-        }),
-    };
   }
   /** With the ID the role had when the command ran. */
   label(id: Who): string {
@@ -272,101 +217,69 @@ class LeaseCommand implements fc.AsyncCommand<Model, Real> {
 // ---- writes and reads: the lease-ops rules and conditional headers ----
 
 type IdMode = "none" | "holder" | "other";
-const idOf = (m: Model, mode: IdMode): Who | undefined => (mode === "none" ? undefined : mode === "holder" ? (m.holder ?? "L1") : other(m.holder ?? "L1"));
+const idOf = (m: Model, mode: IdMode): Who | undefined => (mode === "none" ? undefined : mode === "holder" ? (m.ref.holder ?? "L1") : other(m.ref.holder ?? "L1"));
+const idText = (mode: IdMode) => (mode === "none" ? "no lease ID" : mode === "holder" ? "the holder's ID" : "another ID");
 
-/** The lease-ops rules: a locked blob needs its holder's ID; an unlocked one takes none (catalogue L). */
-function leaseRefusal(c: Model, id: Who | undefined): string[] | undefined | "ok" {
-  if (locked(c.state)) return id === c.holder ? "ok" : [id === undefined ? "LeaseIdMissing" : "LeaseIdMismatchWithBlobOperation"];
-  if (id === undefined) return "ok";
-  // With an ID on an unleased blob: 412; the code is given for Available only.
-  return c.state === "available" ? ["LeaseNotPresentWithBlobOperation"] : undefined;
-}
-
+/** A blob's Put Blob, or a container's Set Container Metadata (the container write a lease leaves shared). */
 class WriteCommand implements fc.AsyncCommand<Model, Real> {
   constructor(
     readonly id: IdMode,
     readonly condition: "none" | "current" | "stale",
   ) {}
   check(m: Readonly<Model>): boolean {
-    return open(m);
+    // Set Container Metadata takes no ETag condition.
+    return open(m) && (m.ref.resource === "blob" || this.condition === "none");
   }
   async run(m: Model, r: Real): Promise<void> {
     const content = `write ${++r.writes}`;
     const id = idOf(m, this.id);
-    const next = await step(
-      m,
-      r,
-      this.toString(),
-      (c) => {
-        const lease = leaseRefusal(c, id);
-        if (lease === "ok" && this.condition !== "stale") {
-          const written: Model = { ...c, content, stale: c.etag, state: c.state === "expired" ? "expired-modified" : c.state };
-          // Neither the catalogue nor the REST page says whether overwriting a blob
-          // leaves a Broken lease Broken or resets it (Azurite resets it, since
-          // Azurite#618); the lease read back decides which the model follows.
-          const forms = c.state === "broken" ? [written, { ...written, state: "available" as const, holder: undefined }] : [written];
-          return { status: 201, next: (res) => forms.map((f) => ({ ...f, etag: res.headers["etag"] })) };
-        }
-        // Refused, unchanged: the lease's code, or the condition's, whichever the target checks first.
-        const codes = lease === "ok" ? ["ConditionNotMet"] : lease === undefined ? undefined : this.condition === "stale" ? [...lease, "ConditionNotMet"] : lease;
-        return { status: 412, codes, next: () => [c] };
-      },
-      () =>
-        r.t.raw("blob", {
-          method: "PUT",
-          path: r.x.path,
-          headers: {
-            "x-ms-blob-type": "BlockBlob",
-            ...(id ? { "x-ms-lease-id": r.ids[id] } : {}),
-            ...(this.condition === "none" ? {} : { "if-match": this.condition === "current" ? m.etag : m.stale }),
-          },
-          body: content,
-        }),
+    const lease: Record<string, string> = id ? { "x-ms-lease-id": r.ids[id] } : {};
+    const next = await step(m, r, this.toString(), { kind: "write", id, condition: this.condition, content }, () =>
+      r.x.kind === "container"
+        ? r.t.raw("blob", { method: "PUT", path: r.x.path, query: { restype: "container", comp: "metadata" }, headers: { ...lease, "x-ms-meta-state": content } })
+        : r.t.raw("blob", {
+            method: "PUT",
+            path: r.x.path,
+            headers: { "x-ms-blob-type": "BlockBlob", ...lease, ...(this.condition === "none" ? {} : { "if-match": this.condition === "current" ? m.ref.etag : m.ref.stale }) },
+            body: content,
+          }),
     );
     Object.assign(m, next);
   }
   toString(): string {
-    return `write (${this.id === "none" ? "no lease ID" : this.id === "holder" ? "the holder's ID" : "another ID"}${this.condition === "none" ? "" : `, ${this.condition} If-Match`})`;
+    return `write (${idText(this.id)}${this.condition === "none" ? "" : `, ${this.condition} If-Match`})`;
   }
 }
 
+/** A blob's Get Blob, or a container's Get Container Properties. */
 class ReadCommand implements fc.AsyncCommand<Model, Real> {
   constructor(
     readonly id: IdMode,
     readonly condition: "none" | "if-none-match-current" | "if-match-stale",
   ) {}
-  /** A read with an ID only on a locked blob away from its end (the REST page's read rules cover those). */
+  /** A read with an ID only on a locked lease away from its end (the REST page's read rules cover those); a container's read takes no ETag condition. */
   check(m: Readonly<Model>): boolean {
-    if (!open(m)) return false;
+    if (!open(m) || (m.ref.resource === "container" && this.condition !== "none")) return false;
     if (this.id === "none") return true;
-    return this.condition === "none" && locked(m.state) && m.endsAt === undefined;
+    return this.condition === "none" && locked(m.ref.state) && m.ref.endsAt === undefined;
   }
   async run(m: Model, r: Real): Promise<void> {
     const id = idOf(m, this.id);
-    const next = await step(
-      m,
-      r,
-      this.toString(),
-      (c) => {
-        if (this.condition === "if-none-match-current") return { status: 304, next: () => [c] };
-        if (this.condition === "if-match-stale") return { status: 412, codes: ["ConditionNotMet"], next: () => [c] };
-        if (id !== undefined && id !== c.holder) return { status: 412, codes: ["LeaseIdMismatchWithBlobOperation"], next: () => [c] };
-        return { status: 200, next: (res) => (res.body === c.content && res.headers["etag"] === c.etag ? [c] : []) };
-      },
-      () =>
-        r.t.raw("blob", {
-          method: "GET",
-          path: r.x.path,
-          headers: {
-            ...(id ? { "x-ms-lease-id": r.ids[id] } : {}),
-            ...(this.condition === "if-none-match-current" ? { "if-none-match": m.etag } : this.condition === "if-match-stale" ? { "if-match": m.stale } : {}),
-          },
-        }),
+    const next = await step(m, r, this.toString(), { kind: "read", id, condition: this.condition }, () =>
+      r.t.raw("blob", {
+        method: "GET",
+        path: r.x.path,
+        query: r.x.kind === "container" ? { restype: "container" } : undefined,
+        headers: {
+          ...(id ? { "x-ms-lease-id": r.ids[id] } : {}),
+          ...(this.condition === "if-none-match-current" ? { "if-none-match": m.ref.etag } : this.condition === "if-match-stale" ? { "if-match": m.ref.stale } : {}),
+        },
+      }),
     );
     Object.assign(m, next);
   }
   toString(): string {
-    return `read (${this.id === "none" ? "no lease ID" : this.id === "holder" ? "the holder's ID" : "another ID"}${this.condition === "none" ? "" : `, ${this.condition}`})`;
+    return `read (${idText(this.id)}${this.condition === "none" ? "" : `, ${this.condition}`})`;
   }
 }
 
@@ -387,21 +300,21 @@ async function readUnlessStopped(m: Readonly<Model>, r: Real): Promise<LeaseView
 class WaitCommand implements fc.AsyncCommand<Model, Real> {
   check(m: Readonly<Model>): boolean {
     // Only a wait that ends within the budget.
-    return open(m) && m.endsAt !== undefined && m.finite && !m.waited && m.endsAt + MARGIN_MS <= m.deadline;
+    return open(m) && m.ref.endsAt !== undefined && m.ref.finite && !m.waited && m.ref.endsAt + MARGIN_MS <= m.deadline;
   }
   async run(m: Model, r: Real): Promise<void> {
     r.t.step("wait past the lease's or the break's end (server time)");
     r.executed.n++;
     r.executed.waits++;
-    const until = m.endsAt! + MARGIN_MS;
+    const until = m.ref.endsAt! + MARGIN_MS;
     const v = await r.t.waitFor("the server's clock past the end", async () => {
       const view = await readUnlessStopped(m, r);
       return view.date!.getTime() >= until ? view : undefined;
     }, { timeoutMs: 40_000, intervalMs: 1000 });
-    const settled = settle(m, v.date!.getTime())[0];
+    const settled = settle(m.ref, v.date!.getTime())[0];
     if (!readBackAgrees(settled, v)) fail(r, m, { action: this.toString(), expected: describeModel(settled), observed: `${v.state}/${v.status}` });
     r.steps.push({ action: this.toString(), expected: describeModel(settled), observed: `${v.state}/${v.status}` });
-    Object.assign(m, settled, { waited: true, now: v.date!.getTime() });
+    Object.assign(m, { ref: settled, waited: true, now: v.date!.getTime() });
   }
   toString(): string {
     return "wait past the end";
@@ -416,22 +329,23 @@ class WaitCommand implements fc.AsyncCommand<Model, Real> {
  */
 class NearEndWait implements fc.AsyncCommand<Model, Real> {
   check(m: Readonly<Model>): boolean {
-    return open(m) && !m.nearEnd && m.state === "breaking" && m.endsAt !== undefined && m.endsAt - MARGIN_MS - 1000 > m.now && m.endsAt - MARGIN_MS <= m.deadline;
+    const ends = m.ref.endsAt;
+    return open(m) && !m.nearEnd && m.ref.state === "breaking" && ends !== undefined && ends - MARGIN_MS - 1000 > m.now && ends - MARGIN_MS <= m.deadline;
   }
   async run(m: Model, r: Real): Promise<void> {
     r.t.step("wait to the last seconds of the break period (server time)");
     r.executed.n++;
     r.executed.nearEnd++;
-    const until = m.endsAt! - MARGIN_MS - 1000;
+    const until = m.ref.endsAt! - MARGIN_MS - 1000;
     const v = await r.t.waitFor("the server's clock near the break's end", async () => {
       const view = await readUnlessStopped(m, r);
       // Every read on the way is judged: the lease must read Breaking until the margin.
-      if (!settle(m, view.date!.getTime()).some((c) => readBackAgrees(c, view))) {
-        fail(r, m, { action: this.toString(), expected: describeModel(m), observed: `${view.state}/${view.status}` });
+      if (!settle(m.ref, view.date!.getTime()).some((c) => readBackAgrees(c, view))) {
+        fail(r, m, { action: this.toString(), expected: describeModel(m.ref), observed: `${view.state}/${view.status}` });
       }
       return view.date!.getTime() >= until ? view : undefined;
     }, { timeoutMs: 30_000, intervalMs: 500 });
-    r.steps.push({ action: this.toString(), expected: describeModel(m), observed: `${v.state}/${v.status}` });
+    r.steps.push({ action: this.toString(), expected: describeModel(m.ref), observed: `${v.state}/${v.status}` });
     Object.assign(m, { nearEnd: true, now: v.date!.getTime() });
   }
   toString(): string {
@@ -504,26 +418,51 @@ const BREAK_END_COMMANDS = [
 ];
 
 /**
- * One sequence on a fresh blob: its model starts from what the setup wrote.
- * With `leased`, the setup also acquires a 15 s lease (L1), and the time budget
- * runs from that acquire: a wait across its expiry always fits, however long
- * the first commands take on a loaded target (the expiry paths, such as
- * Azurite#2352's renew after a write, are then reached in every run, not only
- * where a finite lease happens to be acquired within the first seconds).
+ * Container sequences: the same, with more of the writes a container lease
+ * leaves shared (Set Container Metadata takes no ETag condition, so the
+ * conditional writes drawn above do not run there).
  */
-async function sequence(t: RowContext, commands: Iterable<fc.AsyncCommand<Model, Real>>, executed: Real["executed"], leased: boolean, row: Model["row"]): Promise<void> {
+const SHARED_WRITES = fc.constantFrom<IdMode>("none", "none", "holder").map((id) => new WriteCommand(id, "none"));
+const CONTAINER_COMMANDS = [...COMMANDS, SHARED_WRITES];
+const CONTAINER_BREAK_END_COMMANDS = [...BREAK_END_COMMANDS, SHARED_WRITES];
+
+/**
+ * A fresh resource for a sequence, written twice (so it has a stale ETag):
+ * a block blob (content v1), or a container (metadata state=v1).
+ */
+async function fresh(t: RowContext, resource: LeaseModel["resource"]): Promise<{ x: LeaseTarget; ref: LeaseModel; date: number }> {
+  if (resource === "container") {
+    const c = await t.newContainer();
+    const stale = (await c.setMetadata({ state: "v0" })).etag!;
+    const written = await c.setMetadata({ state: "v1" });
+    return { x: containerTarget(c), ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale }, date: written.date!.getTime() };
+  }
   const b = await newBlockBlob(t, "v0");
   const stale = (await b.getProperties()).etag!;
   const written = await b.upload("v1", 2);
-  const real: Real = { t, x: blobTarget(b), ids: { L1: guid(), L2: guid() }, steps: [], writes: 0, executed };
-  let now = written.date!.getTime();
-  const model: Model = { state: "available", finite: false, content: "v1", etag: written.etag!, stale, waited: false, nearEnd: false, now, deadline: now + BUDGET_MS, row };
+  return { x: blobTarget(b), ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale }, date: written.date!.getTime() };
+}
+
+/**
+ * One sequence on a fresh blob or container: its model starts from what the
+ * setup wrote. With `leased`, the setup also acquires a 15 s lease (L1), and
+ * the time budget runs from that acquire: a wait across its expiry always
+ * fits, however long the first commands take on a loaded target (the expiry
+ * paths, such as Azurite#2352's renew after a write, are then reached in every
+ * run, not only where a finite lease happens to be acquired within the first
+ * seconds).
+ */
+async function sequence(t: RowContext, resource: LeaseModel["resource"], commands: Iterable<fc.AsyncCommand<Model, Real>>, executed: Real["executed"], leased: boolean, row: Model["row"]): Promise<void> {
+  const { x, ref, date } = await fresh(t, resource);
+  const real: Real = { t, x, ids: { L1: guid(), L2: guid() }, steps: [], writes: 0, executed };
+  let now = date;
+  const model: Model = { ref, waited: false, nearEnd: false, now, deadline: now + BUDGET_MS, row };
   if (leased) {
     t.step("acquire L1, 15 s (setup)");
     const res = await leaseAction(t, real.x, "acquire", { proposed: real.ids.L1, duration: SHORTEST });
     if (res.status !== 201) fail(real, model, { action: "acquire L1 (the holder), 15 s (setup)", expected: "201", observed: show(res) });
     now = serverDate(res).getTime();
-    Object.assign(model, { state: "leased", holder: "L1", finite: true, endsAt: now + SHORTEST * 1000, now, deadline: now + BUDGET_MS });
+    Object.assign(model, { ref: { ...ref, state: "leased", holder: "L1", finite: true, endsAt: now + SHORTEST * 1000 }, now, deadline: now + BUDGET_MS });
     real.steps.push({ action: "acquire L1 (the holder), 15 s (setup)", expected: "201", observed: show(res) });
   }
   await fc.asyncModelRun(() => ({ model, real }), commands);
@@ -535,12 +474,22 @@ async function leaseModel(t: RowContext): Promise<void> {
   const executed = { n: 0, waits: 0, nearEnd: 0, cut: 0 };
   const noShrink = t.run.options.shrink === false;
   const row = { stopped: false };
+  // Blob sequences first (their seeds are the run's seed + 0..19), then the container ones.
+  const plans = [
+    ...Array.from({ length: SEQUENCES }, (_, i) => ({ resource: "blob" as const, commands: COMMANDS, leased: i % 2 === 1 })),
+    ...Array.from({ length: BREAK_END_SEQUENCES }, () => ({ resource: "blob" as const, commands: BREAK_END_COMMANDS, leased: false })),
+    ...Array.from({ length: CONTAINER_SEQUENCES }, (_, i) =>
+      i < CONTAINER_SEQUENCES - 2
+        ? { resource: "container" as const, commands: CONTAINER_COMMANDS, leased: i % 2 === 1 }
+        : { resource: "container" as const, commands: CONTAINER_BREAK_END_COMMANDS, leased: false },
+    ),
+  ];
   const runs = await Promise.all(
-    Array.from({ length: SEQUENCES + BREAK_END_SEQUENCES }, (_, i) =>
+    plans.map((plan, i) =>
       fc.check(
-        fc.asyncProperty(fc.commands(i < SEQUENCES ? COMMANDS : BREAK_END_COMMANDS, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
+        fc.asyncProperty(fc.commands(plan.commands, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
           try {
-            await sequence(t, cmds, executed, i < SEQUENCES && i % 2 === 1, row);
+            await sequence(t, plan.resource, cmds, executed, plan.leased, row);
           } catch (err) {
             if (err instanceof Stopped) return;
             // Without shrinking nothing replays this sequence: the others may stop.
@@ -555,13 +504,13 @@ async function leaseModel(t: RowContext): Promise<void> {
   t.note("commands", executed.n);
   t.note("waits", executed.waits);
   t.note("waits to a break's last seconds", executed.nearEnd);
-  t.note("sequences ended by the time budget", `${executed.cut} of ${SEQUENCES + BREAK_END_SEQUENCES} (no command starts later than ${BUDGET_MS / 1000} s after a sequence's setup, by the server's clock, but the quick tail of one begun before)`);
+  t.note("sequences ended by the time budget", `${executed.cut} of ${plans.length} (no command starts later than ${BUDGET_MS / 1000} s after a sequence's setup, by the server's clock, but the quick tail of one begun before)`);
   for (const [i, d] of runs.entries()) {
     if (!d.failed) continue;
     const err = d.errorInstance as Error | undefined;
     if (err && !(err instanceof AssertionError)) throw err;
     const [first, ...rest] = (err?.message ?? "the lease model failed").split("\n");
-    throw new AssertionError(`${first}\nsequence ${i} (shrunk: ${d.counterexample?.[0] ?? "?"}):\n${rest.join("\n")}\nreplay: ${replayCommand(t, seed)}`);
+    throw new AssertionError(`${first}\nsequence ${i}, on a ${plans[i].resource} (shrunk: ${d.counterexample?.[0] ?? "?"}):\n${rest.join("\n")}\nreplay: ${replayCommand(t, seed)}`);
   }
   if (runs.some((d) => d.interrupted)) throw new RowSignal("INCONCLUSIVE", "a sequence did not finish within its time limit");
 }
@@ -569,9 +518,9 @@ async function leaseModel(t: RowContext): Promise<void> {
 const rows: RowDef[] = [
   {
     id: "blob/lease/model",
-    title: `Random sequences (${SEQUENCES + BREAK_END_SEQUENCES} × up to ${MAX_COMMANDS} commands, within ${BUDGET_MS / 1000} s each) of lease actions by two IDs, writes and reads with and without IDs and conditions, a wait across an expiry, and (${BREAK_END_SEQUENCES} of them) short breaks and waits to their last seconds: every answer and the lease read back agree with the Lease Blob table and the lease-ops rules`,
+    title: `Random sequences (${SEQUENCES + BREAK_END_SEQUENCES} on blobs, ${CONTAINER_SEQUENCES} on containers, each up to ${MAX_COMMANDS} commands within ${BUDGET_MS / 1000} s) of lease actions by two IDs, writes and reads with and without IDs (and, on blobs, conditions), a wait across an expiry, and (${BREAK_END_SEQUENCES + 2} of them) short breaks and waits to their last seconds: every answer and the lease read back agree with the one lease table (Lease Blob, Lease Container) and the lease-ops rules`,
     level: "rest",
-    source: blobLeaseSource("Lease Blob (outcomes by lease state), the lease-ops rules; catalogue M"),
+    source: blobLeaseSource("Lease Blob and Lease Container (outcomes by lease state), the lease-ops rules; catalogue M"),
     service: "blob",
     waitSeconds: SHORTEST + 2,
     timeoutMs: 150_000,

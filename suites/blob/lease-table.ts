@@ -1,11 +1,14 @@
-// The Lease Blob outcome table (catalogue L, REST "Lease Blob"): action ×
-// lease state → status, code, the state read back and who holds the lease.
-// One source of truth: lease-state.spec.ts checks it cell by cell, and the
-// lease model (lease-model.spec.ts) uses it as its transition table.
-import type { LeaseState, StatedLease } from "./lease-kit.ts";
+// The lease outcome table (catalogue L, REST "Lease Blob" and "Lease
+// Container"): action × lease state → status, code, the state read back and
+// who holds the lease. One source of truth for both resources:
+// lease-state.spec.ts checks it cell by cell on blobs and on containers, the
+// lease model (lease-model.spec.ts) uses it as its transition table, and
+// selftest/mutants/lease-cells.ts generates a mutant per cell.
+import { SHORTEST as SHORTEST_LEASE, type LeaseState, type StatedLease } from "./lease-kit.ts";
 
 /** A = the holder's ID, B = another ID. */
-export type Action = "acquire" | "acquire-same" | "renew" | "renew-other" | "change" | "release" | "release-other" | "break-0" | "break-period";
+export type Action = "acquire" | "acquire-same" | "renew" | "renew-other" | "change" | "change-other" | "release" | "release-other" | "break-0" | "break-period";
+export const ACTIONS: Action[] = ["acquire", "acquire-same", "renew", "renew-other", "change", "change-other", "release", "release-other", "break-0", "break-period"];
 
 export interface Outcome {
   status: number;
@@ -79,6 +82,14 @@ export const TABLE: Record<Action, Record<LeaseState, Outcome> & { "expired-modi
     // The Expired column's outcome (blob/lease/state/change/expired).
     "expired-modified": c409(WRITTEN),
   },
+  // B→C, B not the holder: refused, the holder kept (blob/lease/state/change-other/*).
+  "change-other": {
+    available: c409("available"),
+    leased: c409("leased", "LeaseIdMismatchWithLeaseOperation", "A"),
+    breaking: c409("breaking", undefined, "A"),
+    broken: c409("broken"),
+    expired: c409("expired"),
+  },
   release: {
     available: c409("available"),
     leased: { status: 200, after: "available" },
@@ -121,6 +132,7 @@ export const ACTION_LABEL: Record<Action, string> = {
   renew: "renew A",
   "renew-other": "renew B",
   change: "change A→B",
+  "change-other": "change B→C",
   release: "release A",
   "release-other": "release B",
   "break-0": "break (period 0)",
@@ -128,3 +140,83 @@ export const ACTION_LABEL: Record<Action, string> = {
 };
 export const onState = (state: StatedLease) =>
   state === "expired-modified" ? "an expired lease after a write" : `${state === "available" || state === "expired" ? "an" : "a"} ${state} lease`;
+
+export type LeaseResource = "blob" | "container";
+/** A column of the table: a lease state, or an expired lease whose resource was then written without an ID. */
+export type Column = StatedLease;
+export const COLUMNS: Column[] = ["available", "leased", "breaking", "broken", "expired", "expired-modified"];
+
+/** A cell: the outcomes the catalogue accepts (two where it is disputed) and its level. */
+export interface Cell {
+  outcomes: Outcome[];
+  level: "rest" | "disputed";
+}
+
+// Lease Container renews an expired lease "as long as the container has not
+// been leased again since the expiration"; Lease Blob only "if the blob has not
+// been modified". After a write the two pages disagree (catalogue L, †): the
+// Lease Container page's answer, or the blob rule's.
+const CONTAINER_RENEW_AFTER_WRITE: Outcome[] = [{ status: 200, after: "leased", holder: "A" }, TABLE.renew["expired-modified"]!];
+/** The container table's expired-modified column has the actions the catalogue gives a cell there. */
+const CONTAINER_AFTER_WRITE: Action[] = ["acquire", "acquire-same", "renew"];
+
+/** The cell of `action` on `column` for a resource, if the catalogue gives one. */
+export function cellOf(resource: LeaseResource, action: Action, column: Column): Cell | undefined {
+  const o = TABLE[action][column];
+  if (!o) return undefined;
+  if (resource === "container" && column === "expired-modified") {
+    if (!CONTAINER_AFTER_WRITE.includes(action)) return undefined;
+    if (action === "renew") return { outcomes: CONTAINER_RENEW_AFTER_WRITE, level: "disputed" };
+  }
+  return { outcomes: [o], level: "rest" };
+}
+
+/** The columns where an action has a cell. */
+export const columnsOf = (resource: LeaseResource, action: Action): Column[] => COLUMNS.filter((c) => cellOf(resource, action, c));
+
+/**
+ * The request shapes a cell covers (catalogue L: "a cell of the state table is
+ * a claim about every request that reaches it"): acquire with another ID and
+ * with none, each for a finite and an infinite lease; the holder's acquire for
+ * both durations; break with period 0 or one in range, as the action says.
+ */
+export interface Shape {
+  /** Acquire: the proposed ID ("none": no x-ms-proposed-lease-id). */
+  proposed?: "A" | "B" | "none";
+  /** Acquire: x-ms-lease-duration. */
+  duration?: number;
+}
+export const SHAPES: Record<Action, Shape[]> = {
+  acquire: [
+    { proposed: "B", duration: -1 },
+    { proposed: "none", duration: SHORTEST_LEASE },
+    { proposed: "B", duration: SHORTEST_LEASE },
+    { proposed: "none", duration: -1 },
+  ],
+  "acquire-same": [
+    { proposed: "A", duration: -1 },
+    { proposed: "A", duration: SHORTEST_LEASE },
+  ],
+  renew: [{}],
+  "renew-other": [{}],
+  change: [{}],
+  "change-other": [{}],
+  release: [{}],
+  "release-other": [{}],
+  "break-0": [{}],
+  "break-period": [{}],
+};
+
+/** The lease a state is built on: none (available), a finite one or an infinite one. */
+export type LeaseKind = "none" | "finite" | "infinite";
+/** Held, breaking and broken leases come finite and infinite; an expired lease was finite; an available resource has none. */
+export const leaseKindsOf = (column: Column): LeaseKind[] =>
+  column === "available" ? ["none"] : column === "expired" || column === "expired-modified" ? ["finite"] : ["infinite", "finite"];
+
+/** One request a cell's test sends: a shape on a lease of a kind. */
+export interface Variation {
+  lease: LeaseKind;
+  shape: Shape;
+}
+/** Every shape on every kind of lease the column has. */
+export const variationsOf = (action: Action, column: Column): Variation[] => leaseKindsOf(column).flatMap((lease) => SHAPES[action].map((shape) => ({ lease, shape })));

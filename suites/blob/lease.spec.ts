@@ -1,11 +1,11 @@
 // L, blob leases: duration, exclusivity, writes and reads against a leased
-// blob, renewal, release and expiry. One entry per row of the catalogue's
-// blob lease table.
+// blob, renewal and release. One entry per row of the catalogue's blob lease
+// table; the timed ones (expiry-frees, break-period-holds) are windows
+// (suites/general/window-claims.ts).
 import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue, refusalOf } from "../../fixtures/assert.ts";
 import type { RowDef } from "../../fixtures/engine.ts";
 import { defineTable } from "../../fixtures/registry.ts";
-import { currentEvidence } from "../../fixtures/evidence.ts";
-import { preconditionFailed, rethrowIfFault } from "../../fixtures/signals.ts";
+import { rethrowIfFault } from "../../fixtures/signals.ts";
 import { newBlockBlob } from "./blob-kit.ts";
 import {
   blobLeaseSource,
@@ -18,9 +18,9 @@ import {
   guid,
   holdLease,
   leaseAction,
-  readLease,
   serverDate,
   SHORTEST,
+  renewedPastOriginalEnd,
   waitForServerTime,
 } from "./lease-kit.ts";
 
@@ -160,28 +160,12 @@ const rows: RowDef[] = [
     async run(t) {
       const c = await t.newContainer();
       const b = await newBlockBlob(t, "original", c);
-      const x = blobTarget(b);
-      const { id, res } = await holdLease(t, x, SHORTEST);
-      const acquired = serverDate(res);
-      t.step("wait 8 s (server clock), then renew");
-      await waitForServerTime(t, x, new Date(acquired.getTime() + 8000), 30_000);
-      const renewed = await leaseAction(t, x, "renew", { id });
-      expectRawStatus("renew before expiry", renewed, { status: 200 });
-      // A slow target may answer the checks below only once the renewed lease ran out too (server clock): then they tell nothing.
-      const renewedEnd = serverDate(renewed).getTime() + SHORTEST * 1000;
-      const inTime = (check: () => Promise<unknown>) =>
-        check().catch((err) => {
-          const answered = Date.parse(currentEvidence()?.exchanges.at(-1)?.responseHeaders["date"] ?? "");
-          if (answered >= renewedEnd - 1000) preconditionFailed("the target answered only when the renewed lease had run out too (server clock): no time left to tell");
-          throw err;
-        });
-      t.step("wait past the original end (server clock)");
-      const past = await waitForServerTime(t, x, new Date(acquired.getTime() + (SHORTEST + 2) * 1000), 30_000);
-      await inTime(async () => checkLeaseState("2 s past the original end of the renewed lease", past, "leased"));
-      const before = await blobSnapshot(b, c, "block");
-      t.step("Put Blob without the lease ID past the original end");
-      await inTime(() => expectRefused("Put Blob without the lease ID past the original end of a renewed lease", b.upload(CHANGED, CHANGED.length), { status: 412, code: "LeaseIdMissing" }));
-      expectSame("the blob after the refused write", await blobSnapshot(b, c, "block"), before);
+      await renewedPastOriginalEnd(t, blobTarget(b), async () => {
+        const before = await blobSnapshot(b, c, "block");
+        t.step("Put Blob without the lease ID past the original end");
+        await expectRefused("Put Blob without the lease ID past the original end of a renewed lease", b.upload(CHANGED, CHANGED.length), { status: 412, code: "LeaseIdMissing" });
+        expectSame("the blob after the refused write", await blobSnapshot(b, c, "block"), before);
+      });
     },
   },
   {
@@ -206,40 +190,6 @@ const rows: RowDef[] = [
       await expectSucceeds("another client acquires after release", second.getBlobLeaseClient(other).acquireLease(-1));
       await expectLeaseState(t, x, "after the other client's acquire", "leased");
       await expectHolder(t, x, "after the other client's acquire", other, id);
-    },
-  },
-  {
-    id: `${P}expiry-frees`,
-    title: "A finite lease lapses by itself at its end: a write without the ID then succeeds",
-    level: "doc",
-    source: blobLeaseSource("Lease Blob (expiry); seed: the service releases finite leases when they expire"),
-    service: "blob",
-    waitSeconds: SHORTEST,
-    async run(t) {
-      const c = await t.newContainer();
-      const b = await newBlockBlob(t, "original", c);
-      const x = blobTarget(b);
-      const { res } = await holdLease(t, x, SHORTEST);
-      const acquired = serverDate(res);
-      const before = await blobSnapshot(b, c, "block");
-      t.step("Put Blob without the ID while the lease runs");
-      await expectRefused("Put Blob without the lease ID while the 15 s lease runs", b.upload(CHANGED, CHANGED.length), { status: 412, code: "LeaseIdMissing" });
-      expectSame("the blob after the refused write", await blobSnapshot(b, c, "block"), before);
-      t.step("wait for the lease to lapse");
-      const lapsed = await t.waitFor(
-        "the 15 s lease lapsing",
-        async () => {
-          const v = await readLease(t, x);
-          return v.state !== "leased" ? v : undefined;
-        },
-        { timeoutMs: 40_000, intervalMs: 500 },
-      );
-      expectEqual("lease state once the lease lapsed", lapsed.state, "expired");
-      // One-second granularity on both Date headers.
-      expectTrue("the lease lapsed before its 15 s were up (server clock)", lapsed.date!.getTime() >= acquired.getTime() + (SHORTEST - 1) * 1000);
-      t.step("Put Blob without the ID after expiry");
-      await expectSucceeds("Put Blob without a lease ID after the lease expired", b.upload(CHANGED, CHANGED.length));
-      expectEqual("content after the write", (await b.downloadToBuffer()).toString("utf8"), CHANGED);
     },
   },
   {

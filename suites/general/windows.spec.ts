@@ -1,5 +1,6 @@
 // Both ends of every window (window-claims.ts): each row opens a window (a
-// break period, a visibility timeout), probes it right after it opened and
+// break period or a finite lease, on a blob or a container; a visibility
+// timeout, a message's time to live), probes it right after it opened and
 // again in its last part, by the server's clock, then shows it lapsed by its
 // end (one second allowed for the clock's granularity, one more for a legal
 // late end). A late probe answered only in the window's last second proves
@@ -13,7 +14,8 @@ import { answerDatesSince, currentEvidence } from "../../fixtures/evidence.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { newBlockBlob } from "../blob/blob-kit.ts";
-import { blobSnapshot, blobTarget, checkLeaseState, guid, holdLease, leaseAction, readLease, serverDate } from "../blob/lease-kit.ts";
+import { deleteRefused, req, view } from "../blob/container-lease-claims.ts";
+import { blobSnapshot, blobTarget, checkLeaseState, containerTarget, guid, holdLease, leaseAction, readLease, serverDate, type LeaseTarget } from "../blob/lease-kit.ts";
 import { otherClient, peek, queueClock, queueWithMessage, rawDeleteMessage, rawGetMessages, rawPutMessage, rawUpdateMessage } from "../queue/queue-kit.ts";
 import { GRANULARITY_MS, LEGAL_LATE_MS, WINDOWS, type OpenWindow, type WindowClaim, type WindowKind } from "./window-claims.ts";
 
@@ -26,41 +28,87 @@ const WRITTEN = "written once the break ended";
 const LATE_PROBE_LEAD_MS = 3000;
 const when = (phase: "start" | "late") => (phase === "start" ? "right after the window opened" : "in the window's last part");
 
-async function breakPeriod(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
-  const P = claim.seconds;
+/** A blob or container a lease locks: what a write without the lease ID does while it holds, and once it lapsed. */
+interface LeaseSubject {
+  x: LeaseTarget;
+  /** The lock holds: a write without the ID is refused and changes nothing. */
+  refused(during: string): Promise<void>;
+  /** The lock is gone: a write without the ID succeeds. */
+  freed(when: string): Promise<void>;
+}
+
+async function leaseSubject(t: RowContext, resource: "blob" | "container"): Promise<LeaseSubject> {
   const c = await t.newContainer();
+  if (resource === "container") {
+    const x = containerTarget(c);
+    return {
+      x,
+      refused: (during) => deleteRefused(t, x, during),
+      async freed(when) {
+        expectRawStatus(`Delete Container without the lease ID ${when}`, await req(t, x, "DELETE", {}), { status: 202 });
+        expectEqual(`the container exists after Delete Container without the lease ID ${when}`, (await view(t, x)).exists, false);
+      },
+    };
+  }
   const b = await newBlockBlob(t, "original", c);
-  const x = blobTarget(b);
-  await holdLease(t, x, -1);
-  t.step(`break the lease with period ${P}`);
-  const res = await leaseAction(t, x, "break", { breakPeriod: P });
-  expectRawStatus(`break an infinite lease with period ${P}`, res, { status: 202 });
-  expectTrue(`break with period ${P}: x-ms-lease-time is not ${P} (±1)`, Math.abs(Number(res.headers["x-ms-lease-time"]) - P) <= 1);
   const base = await blobSnapshot(b, c, "block");
   return {
-    end: serverDate(res).getTime() + P * 1000,
+    x: blobTarget(b),
+    async refused(during) {
+      await expectRefused(`Put Blob without the lease ID ${during}`, b.upload("not allowed", 11), { status: 412 });
+      expectSame(`the blob after the refused write ${during}`, await blobSnapshot(b, c, "block"), base);
+    },
+    async freed(when) {
+      await expectSucceeds(`Put Blob without the lease ID ${when}`, b.upload(WRITTEN, WRITTEN.length));
+      expectEqual(`content after the write ${when}`, (await b.downloadToBuffer()).toString("utf8"), WRITTEN);
+    },
+  };
+}
+
+/** A lease window (a break period, a finite lease) on its subject: locked while it holds, with another acquire refused. */
+function leaseWindow(t: RowContext, s: LeaseSubject, end: number, state: "breaking" | "leased", lapsedAs: "broken" | "expired", freedWhen: string): OpenWindow {
+  const x = s.x;
+  return {
+    end,
     async held(phase) {
-      const during = `${when(phase)} (Breaking)`;
+      const during = `${when(phase)} (${state === "breaking" ? "Breaking" : "Leased"})`;
       await allAnswered([
-        (async () => {
-          await expectRefused(`Put Blob without the lease ID ${during}`, b.upload("not allowed", 11), { status: 412 });
-          expectSame(`the blob after the refused write ${during}`, await blobSnapshot(b, c, "block"), base);
-        })(),
-        (async () => checkLeaseState(`the lease ${during}`, await readLease(t, x), "breaking"))(),
-        (async () => expectRawStatus(`acquire with another ID ${during}`, await leaseAction(t, x, "acquire", { proposed: guid(), duration: -1 }), { status: 409 }))(),
+        s.refused(during),
+        (async () => checkLeaseState(`the lease ${during}`, await readLease(t, x), state))(),
+        (async () => expectRawStatus(`acquire with another ID ${during}`, await leaseAction(t, x, "acquire", { proposed: guid(), duration: -1 }), { status: 409, code: "LeaseAlreadyPresent" }))(),
       ]);
     },
     async lapsed() {
       const v = await readLease(t, x);
-      return { lapsed: v.state !== "breaking", date: v.date!.getTime() };
+      return { lapsed: v.state !== state, date: v.date!.getTime() };
     },
     async after() {
-      checkLeaseState("the lease once the break period ended", await readLease(t, x), "broken");
-      await expectSucceeds("Put Blob without the lease ID once the break period ended", b.upload(WRITTEN, WRITTEN.length));
-      expectEqual("content after the write once the break period ended", (await b.downloadToBuffer()).toString("utf8"), WRITTEN);
+      checkLeaseState(`the lease ${freedWhen}`, await readLease(t, x), lapsedAs);
+      await s.freed(freedWhen);
     },
     clock: async () => (await readLease(t, x)).date!.getTime(),
   };
+}
+
+async function breakPeriod(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
+  const P = claim.seconds;
+  const s = await leaseSubject(t, claim.resource!);
+  await holdLease(t, s.x, -1);
+  t.step(`break the lease with period ${P}`);
+  const res = await leaseAction(t, s.x, "break", { breakPeriod: P });
+  expectRawStatus(`break an infinite lease with period ${P}`, res, { status: 202 });
+  expectTrue(`break with period ${P}: x-ms-lease-time is not ${P} (±1)`, Math.abs(Number(res.headers["x-ms-lease-time"]) - P) <= 1);
+  return leaseWindow(t, s, serverDate(res).getTime() + P * 1000, "breaking", "broken", "once the break period ended");
+}
+
+/** A finite lease: it ends the acquire's Date + its duration. */
+async function leaseExpiry(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
+  const D = claim.seconds;
+  const s = await leaseSubject(t, claim.resource!);
+  t.step(`acquire a ${D} s lease`);
+  const res = await leaseAction(t, s.x, "acquire", { proposed: guid(), duration: D });
+  expectRawStatus(`acquire a ${D} s lease`, res, { status: 201 });
+  return leaseWindow(t, s, serverDate(res).getTime() + D * 1000, "leased", "expired", "once the lease expired");
 }
 
 /** A message invisible until `end`: other clients neither receive nor peek it; after `end` it comes back as `text`, delivered for the `delivery`-th time. */
@@ -159,6 +207,7 @@ async function messageTtl(t: RowContext, claim: WindowClaim): Promise<OpenWindow
 
 const OPENERS: Record<WindowKind, (t: RowContext, claim: WindowClaim) => Promise<OpenWindow>> = {
   "break-period": breakPeriod,
+  "lease-expiry": leaseExpiry,
   "get-visibility": getVisibility,
   "update-visibility": updateVisibility,
   "put-visibility": putVisibility,
