@@ -257,6 +257,50 @@ export const MUTANTS: Mutant[] = [
       track(req, res, state);
     },
   },
+  ((asked = new WeakMap<ProxyRequest, number>()): Mutant => ({
+    name: "queue-model-ttl-ignored",
+    description:
+      "Put Message's messagettl is ignored (the message lives on) while every answer (Put Message's, each delivery's) states the ExpirationTime asked: a message is delivered, or its receipt acts, after its ExpirationTime",
+    kills: KILLS,
+    killRate: RATE,
+    onRequest(req) {
+      if (req.service !== "queue" || req.method !== "POST" || segments(req).length !== 2) return;
+      const ttl = Number(query(req).get("messagettl") ?? "0");
+      if (!(ttl > 0)) return;
+      asked.set(req, ttl);
+      const u = new URL(req.url, "http://x");
+      u.searchParams.delete("messagettl");
+      req.url = u.pathname + u.search;
+    },
+    onResponse(req, res, state) {
+      if (opOf(req) === "get" && ok(res)) {
+        // Each delivery of such a message states the ExpirationTime its put was answered with.
+        const stated = (m: string) => state.get(`expires:${field(m, "MessageId")}`) as string | undefined;
+        setMessages(res, messagesOf(res).map((m) => (stated(m) ? withField(m, "ExpirationTime", stated(m)!) : m)));
+        return;
+      }
+      const ttl = asked.get(req);
+      if (ttl === undefined || !ok(res)) return;
+      const expires = new Date(Date.parse(res.headers["date"] ?? "") + ttl * 1000).toUTCString();
+      const body = res.body.toString("utf8");
+      state.set(`expires:${field(body, "MessageId")}`, expires);
+      res.body = Buffer.from(withField(body, "ExpirationTime", expires));
+    },
+  }))(),
+  {
+    name: "queue-model-clear-ignored",
+    description: "Clear Messages answers 204 but removes nothing (the invisible messages it should have taken come back, the visible ones stay)",
+    kills: KILLS,
+    killRate: RATE,
+    onRequest(req) {
+      if (req.service !== "queue" || req.method !== "DELETE" || segments(req).length !== 2 || segments(req)[1] !== "messages") return;
+      return {
+        status: 204,
+        headers: { "x-ms-version": req.headers["x-ms-version"] ?? "2025-11-05", "x-ms-request-id": crypto.randomUUID(), date: new Date().toUTCString() },
+        body: Buffer.alloc(0),
+      };
+    },
+  },
   // Generated from the Get Messages window claim, judged by the model's rate (its 5 s windows run out while the drain receives).
   { ...endsAtHalf("get-visibility", "queue-model-get-window-ends-at-half", KILLS), cell: undefined, killRate: RATE },
 ];

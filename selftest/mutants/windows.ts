@@ -117,8 +117,22 @@ const halfway = (claim: WindowClaim, name: string, kills: string[]): Mutant =>
     ? readsLapsedAtHalf(claim, name, kills)
     : windowLength(claim, name, `every ${claim.kind} window ends halfway through, while the answer states its full length`, (n) => Math.max(1, Math.floor(n / 2)), kills);
 
-/** A target ending every window of a kind (its first claim's) halfway through. */
-export const endsAtHalf = (kind: WindowClaim["kind"], name: string, kills: string[]): Mutant => halfway(WINDOWS.find((w) => w.kind === kind)!, name, kills);
+/** A target ending every window of a kind halfway through (on every resource: a break period on blobs and containers). */
+export function endsAtHalf(kind: WindowClaim["kind"], name: string, kills: string[]): Mutant {
+  const parts = WINDOWS.filter((w) => w.kind === kind).map((claim) => halfway(claim, name, kills));
+  return {
+    ...parts[0],
+    async onRequest(req, state) {
+      for (const p of parts) {
+        const answer = await p.onRequest?.(req, state);
+        if (answer) return answer;
+      }
+    },
+    async onResponse(req, res, state) {
+      for (const p of parts) await p.onResponse?.(req, res, state);
+    },
+  };
+}
 
 const GENERATED = WINDOWS.map((claim) => halfway(claim, `window-${slug(claim)}-ends-at-half`, [claim.id]));
 

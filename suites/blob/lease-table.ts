@@ -187,10 +187,12 @@ export interface Shape {
   duration?: number;
 }
 export const SHAPES: Record<Action, Shape[]> = {
+  // In this order, paired with the lease kinds in turn (variationsOf), every
+  // pair of lease kind, ID and duration is sent.
   acquire: [
     { proposed: "B", duration: -1 },
-    { proposed: "none", duration: SHORTEST_LEASE },
     { proposed: "B", duration: SHORTEST_LEASE },
+    { proposed: "none", duration: SHORTEST_LEASE },
     { proposed: "none", duration: -1 },
   ],
   "acquire-same": [
@@ -218,5 +220,13 @@ export interface Variation {
   lease: LeaseKind;
   shape: Shape;
 }
-/** Every shape on every kind of lease the column has. */
-export const variationsOf = (action: Action, column: Column): Variation[] => leaseKindsOf(column).flatMap((lease) => SHAPES[action].map((shape) => ({ lease, shape })));
+/**
+ * The requests a cell sends: each shape, on the column's kinds of lease in
+ * turn (pairwise: each lease kind meets both IDs and both durations, not every
+ * combination of the three).
+ */
+export function variationsOf(action: Action, column: Column): Variation[] {
+  const kinds = leaseKindsOf(column);
+  const shapes = SHAPES[action];
+  return Array.from({ length: Math.max(kinds.length, shapes.length) }, (_, i) => ({ lease: kinds[i % kinds.length], shape: shapes[i % shapes.length] }));
+}

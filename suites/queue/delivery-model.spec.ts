@@ -1,19 +1,25 @@
 // M Models: queue delivery under random interleavings (catalogue M,
 // `queue/delivery-model`). Several receivers, each with its own client, run
-// a plan drawn from the run's seed (put, get with 1-2 s windows and some of
-// 5 s, update and delete with the receipt they hold, delete/update with a
-// receipt they know is superseded, short waits; at the end a put and a get
+// a plan drawn from the run's seed (put, some with an initial visibility
+// timeout and some with a time to live of a few seconds, get with 1-2 s
+// windows and some of 5 s, update and delete with the receipt they hold,
+// delete/update with a receipt they know is superseded, short waits, and one
+// Clear Messages while messages are invisible; at the end a put and a get
 // with a 5-6 s window) concurrently on one queue; every answer is recorded
-// (Date, TimeNextVisible, DequeueCount, pop receipt, text, status). A drain
+// (Date, TimeNextVisible, ExpirationTime, DequeueCount, pop receipt, text,
+// status). A drain
 // then receives every message that becomes visible, polling until the
 // server's clock is 2 s past every TimeNextVisible given: a window that ends
 // early (at half its length, while the full one is stated) shows as a delivery
 // before its TimeNextVisible. Each message's history must be linearizable against
 // a small model of the documented behaviour (Q rows): a delivery only once
 // the message is visible by the server's clock (1 s of granularity allowed),
-// with DequeueCount + 1 and the last successfully updated text; only the
-// current receipt deletes or updates, and it always does; a deleted message
-// never comes back; at the drain, an undeleted message is not missing. Time
+// before its ExpirationTime and with the ExpirationTime Put Message gave,
+// with DequeueCount + 1 and the last successfully updated text (Update Message
+// leaves DequeueCount alone); only the current receipt deletes or updates, and
+// it always does until the message expires; a deleted, cleared or expired
+// message never comes back; at the drain, a message neither deleted, cleared
+// nor expired is not missing. Time
 // verdicts use the server's Date and TimeNextVisible only; the local monotonic
 // clock only orders what one process saw (an answer received before a request
 // was sent), never measures a duration in a verdict.
@@ -47,7 +53,7 @@ const DRAIN_VISIBILITY_S = 30;
 // ---- the plan ----------------------------------------------------------------
 
 export type Step =
-  | { kind: "put"; delay: number } // Put Message, initial visibilitytimeout (s)
+  | { kind: "put"; delay: number; ttl?: number } // Put Message, initial visibilitytimeout (s), messagettl (s)
   | { kind: "get"; n: number; visibility: number } // Get Messages, numofmessages, visibilitytimeout (s)
   // Update Message on a held message, new text; then, maybe, the receipt it superseded is used again at
   // once (the client bug of Azure/durabletask#1246: a delete racing a renewal with the old receipt).
@@ -62,8 +68,12 @@ export type Step =
  */
 const BAG: Step["kind"][] = ["put", "get", "get", "get", "get", "get", "get", "update", "update", "update", "delete", "delete", "delete", "stale", "stale", "stale", "wait", "wait", "wait", "wait"];
 
+/** Times to live of a few seconds, so messages expire during the row (longer than any initial visibility timeout: catalogue Q, visibility-below-ttl). */
+const TTLS = [4, 6];
+
 const params = fc.record({
   delay: fc.constantFrom(0, 0, 0, 1, 2),
+  ttl: fc.constantFrom(undefined, undefined, undefined, ...TTLS),
   n: fc.constantFrom(1, 2),
   // Some windows long enough that one ending at half its length shows (1-2 s ones hide in the granularity).
   getVisibility: fc.constantFrom(1, 2, 1, 2, 5),
@@ -82,7 +92,7 @@ const receiverPlan: fc.Arbitrary<Step[]> = fc
       const p = ps[i];
       switch (kind) {
         case "put":
-          return { kind, delay: p.delay };
+          return { kind, delay: p.delay, ttl: p.ttl };
         case "get":
           return { kind, n: p.n, visibility: p.getVisibility };
         case "update":
@@ -98,15 +108,26 @@ const receiverPlan: fc.Arbitrary<Step[]> = fc
   );
 
 /**
- * The plan of one run: per receiver, two puts, the bag in the seed's order, and
- * a put and a get with a long window at the end, which the drain sees run out.
+ * The plan of one run: per receiver, two puts, the bag in the seed's order,
+ * and a put and a get with a long window at the end, which the drain sees run
+ * out; for half of them that put lives 4 s and that get takes every visible
+ * message, so the message expires while invisible (catalogue Q,
+ * message-ttl/expires-while-invisible).
  */
 export function plan(seed: number): Step[][] {
+  const n = RECEIVERS;
   const [[steps, last]] = fc.sample(
-    fc.tuple(fc.array(receiverPlan, { minLength: RECEIVERS, maxLength: RECEIVERS }), fc.array(fc.constantFrom(5, 6), { minLength: RECEIVERS, maxLength: RECEIVERS })),
+    fc.tuple(fc.array(receiverPlan, { minLength: n, maxLength: n }), fc.array(fc.constantFrom(5, 6), { minLength: n, maxLength: n })),
     { seed, numRuns: 1 },
   );
-  return steps.map((s, i) => [{ kind: "put", delay: 0 }, { kind: "put", delay: 0 }, ...s, { kind: "put", delay: 0 }, { kind: "get", n: 2, visibility: last[i] }]);
+  return steps.map((s, i) => [
+    { kind: "put", delay: 0 },
+    { kind: "put", delay: 0 },
+    ...s,
+    ...(i % 2 === 0
+      ? [{ kind: "put", delay: 0, ttl: TTLS[0] } as const, { kind: "get", n: 32, visibility: last[i] } as const]
+      : [{ kind: "put", delay: 0 } as const, { kind: "get", n: 2, visibility: last[i] } as const]),
+  ]);
 }
 
 // ---- the history -------------------------------------------------------------
@@ -116,6 +137,8 @@ interface Delivered {
   receipt: string;
   /** TimeNextVisible, ms since the epoch (whole seconds). */
   tnv: number;
+  /** ExpirationTime, ms since the epoch. */
+  expires?: number;
   count: number;
   text: string;
 }
@@ -124,7 +147,7 @@ interface Delivered {
 interface Event {
   seq: number;
   who: string;
-  kind: "put" | "get" | "update" | "delete";
+  kind: "put" | "get" | "update" | "delete" | "clear";
   /** Sent with a receipt the receiver knew was superseded (or its message deleted). */
   stale?: boolean;
   call: number;
@@ -133,12 +156,16 @@ interface Event {
   receipt?: string;
   text?: string;
   visibility?: number;
+  /** Put Message's messagettl (s). */
+  ttl?: number;
   n?: number;
   status?: number;
   code?: string;
   date?: number;
   newReceipt?: string;
   tnv?: number;
+  /** Put Message's ExpirationTime. */
+  expires?: number;
   delivered?: Delivered[];
   fault?: string;
 }
@@ -206,13 +233,21 @@ interface Receiver {
   deleted: { id: string; receipt: string }[];
 }
 
-async function put(h: History, r: Receiver, text: string, delay: number): Promise<void> {
-  await h.record(r.who, { kind: "put", text, visibility: delay }, () => r.q.sendMessage(text, { visibilityTimeout: delay }), (e, res) => {
+async function put(h: History, r: Receiver, text: string, delay: number, ttl?: number): Promise<void> {
+  await h.record(r.who, { kind: "put", text, visibility: delay, ttl }, () => r.q.sendMessage(text, { visibilityTimeout: delay, messageTimeToLive: ttl }), (e, res) => {
     e.status = res._response.status;
     e.date = time(res.date);
     e.id = res.messageId;
     e.newReceipt = res.popReceipt;
     e.tnv = time(res.nextVisibleOn);
+    e.expires = time(res.expiresOn);
+  });
+}
+
+async function clear(h: History, r: Receiver): Promise<void> {
+  await h.record(r.who, { kind: "clear" }, () => r.q.clearMessages(), (e, res) => {
+    e.status = res._response.status;
+    e.date = time(res.date);
   });
 }
 
@@ -220,7 +255,14 @@ async function get(h: History, r: Receiver, n: number, visibility: number): Prom
   await h.record(r.who, { kind: "get", n, visibility }, () => r.q.receiveMessages({ numberOfMessages: n, visibilityTimeout: visibility }), (e, res) => {
     e.status = res._response.status;
     e.date = time(res.date);
-    e.delivered = res.receivedMessageItems.map((m) => ({ id: m.messageId, receipt: m.popReceipt, tnv: time(m.nextVisibleOn) ?? NaN, count: m.dequeueCount, text: m.messageText }));
+    e.delivered = res.receivedMessageItems.map((m) => ({
+      id: m.messageId,
+      receipt: m.popReceipt,
+      tnv: time(m.nextVisibleOn) ?? NaN,
+      expires: time(m.expiresOn),
+      count: m.dequeueCount,
+      text: m.messageText,
+    }));
     for (const m of e.delivered) {
       const had = r.held.findIndex((x) => x.id === m.id);
       if (had >= 0) r.superseded.push(...r.held.splice(had, 1));
@@ -273,7 +315,7 @@ async function runReceiver(h: History, r: Receiver, steps: Step[], index: number
     }
     switch (s.kind) {
       case "put":
-        await put(h, r, `p${tag}`, s.delay);
+        await put(h, r, `p${tag}`, s.delay, s.ttl);
         break;
       case "get":
         await get(h, r, s.n, s.visibility);
@@ -323,10 +365,18 @@ interface MsgState {
   receipts: string[];
   /** The TimeNextVisible it was last given (ms). */
   visibleAt: number;
+  /** The ExpirationTime Put Message gave (ms). */
+  expiresAt?: number;
   text: string;
 }
 
-type MsgInput = { op: "get" } | { op: "update"; receipt: string; text: string } | { op: "delete"; receipt: string } | { op: "absent" };
+/** clear: Clear Messages, `certain` when it was sent after the put had returned (else the put may have come after it). */
+type MsgInput =
+  | { op: "get" }
+  | { op: "update"; receipt: string; text: string; visibility: number }
+  | { op: "delete"; receipt: string }
+  | { op: "clear"; certain: boolean }
+  | { op: "absent" };
 /** `ok`: 2xx. get: what was delivered; update: the new receipt and TimeNextVisible; absent: the drain's last Date. */
 interface MsgOutput {
   ok: boolean;
@@ -334,6 +384,7 @@ interface MsgOutput {
   count?: number;
   receipt?: string;
   tnv?: number;
+  expires?: number;
   text?: string;
 }
 
@@ -343,6 +394,9 @@ const RELAXATIONS = [
   { relax: "window", signature: "a message was delivered before the TimeNextVisible it was last given", rule: "a delivery's Date is more than 1 s before the TimeNextVisible the message was last given (by Put, Get or Update Message)" },
   { relax: "stale", signature: "a stale pop receipt deleted or updated a message", rule: "Delete / Update Message succeeded with a receipt that was no longer the message's current one" },
   { relax: "deleted", signature: "a deleted message came back", rule: "a message was delivered (or updated) after a Delete Message succeeded" },
+  { relax: "cleared", signature: "a message came back after Clear Messages", rule: "a message put before Clear Messages (visible or not) was delivered, updated or deleted after it" },
+  { relax: "expired", signature: "a message was delivered, updated or deleted after its ExpirationTime", rule: "an answer dated more than 1 s past the message's ExpirationTime (Put Message's) delivered it or let its receipt act" },
+  { relax: "expires", signature: "a delivery's ExpirationTime is not the one Put Message gave", rule: "Get Messages reported another ExpirationTime than the Put Message answer" },
   { relax: "count", signature: "a delivery's DequeueCount is not the previous one + 1", rule: "DequeueCount did not grow by exactly one per delivery" },
   { relax: "text", signature: "a delivered message's text is not the last successfully updated one", rule: "a delivery carried another text than the put's or the last successful update's" },
   { relax: "absent", signature: "an undeleted message did not come back after its visibility timeout", rule: "the drain did not receive a message that was never deleted, its TimeNextVisible long past" },
@@ -358,14 +412,20 @@ function messageModel(init: MsgState, relax: ReadonlySet<Relax>): Model<MsgState
       const no = { ok: false, state: s };
       if (!o) return no; // unanswered operations end the row before any check
       const yes = (state: MsgState) => ({ ok: true, state });
+      // Past its ExpirationTime for sure by the answer's Date (1 s of granularity allowed)...
+      const expired = () => s.expiresAt !== undefined && o.date !== undefined && o.date >= s.expiresAt + SLACK_MS;
+      // ...or possibly, `leadMs` after the answer's Date.
+      const mayHaveExpired = (leadMs: number) => s.expiresAt !== undefined && o.date !== undefined && o.date + leadMs >= s.expiresAt - SLACK_MS;
       switch (input.op) {
         case "get": {
           if (s.exists === false) return no;
+          if (expired() && !relax.has("expired")) return no;
+          if (o.expires !== undefined && s.expiresAt !== undefined && o.expires !== s.expiresAt && !relax.has("expires")) return no;
           const textOk = o.text === s.text || relax.has("text");
           if (!textOk) return no;
           const visible = s.visibleAt <= o.date! + SLACK_MS || relax.has("window");
           if (visible && (o.count === s.count + 1 || relax.has("count"))) {
-            return yes({ exists: true, count: o.count!, receipts: [o.receipt!], visibleAt: o.tnv!, text: o.text! });
+            return yes({ ...s, exists: true, count: o.count!, receipts: [o.receipt!], visibleAt: o.tnv!, text: o.text! });
           }
           // The same dequeue handed to a second receiver: same DequeueCount, inside its window (or with
           // its very TimeNextVisible); nothing else changes.
@@ -379,16 +439,23 @@ function messageModel(init: MsgState, relax: ReadonlySet<Relax>): Model<MsgState
           if (o.ok) {
             if (s.exists === false) return no;
             if (!holds && !relax.has("stale")) return no;
+            if (expired() && !relax.has("expired")) return no;
             if (input.op === "delete") return yes({ ...s, exists: relax.has("deleted") ? "maybe" : false });
             return yes({ ...s, exists: true, receipts: [o.receipt!], visibleAt: o.tnv!, text: input.text });
           }
           const current = s.exists === true && s.receipts.length === 1 && s.receipts[0] === input.receipt;
-          if (current && !relax.has("current")) return no;
+          // Near or past its expiry the current receipt may be refused: the message is gone, or (Update
+          // Message) the new visibility timeout would end after the ExpirationTime (catalogue Q).
+          const ending = mayHaveExpired(input.op === "update" ? input.visibility * 1000 : 0);
+          if (current && !ending && !relax.has("current")) return no;
           return yes(s.receipts.length > 1 ? { ...s, receipts: s.receipts.filter((r) => r !== input.receipt) } : s);
         }
+        case "clear":
+          if (s.exists === false) return yes(s);
+          return yes({ ...s, exists: input.certain && !relax.has("cleared") ? false : "maybe" });
         case "absent":
-          // Visible for sure, even allowing for the clocks' granularity and a window ending 1 s late, yet not received.
-          return s.exists === true && s.visibleAt <= o.date! - LAPSED_MS && !relax.has("absent") ? no : yes(s);
+          // Visible for sure, even allowing for the clocks' granularity and a window ending 1 s late, and not yet expired, yet not received.
+          return s.exists === true && s.visibleAt <= o.date! - LAPSED_MS && !mayHaveExpired(0) && !relax.has("absent") ? no : yes(s);
       }
     },
   };
@@ -413,27 +480,32 @@ function describe(e: Event, id: string): string {
   const answer = e.fault ? `no answer (${e.fault})` : `${e.status}${e.code ? " " + e.code : ""}, Date ${clock(e.date)}`;
   switch (e.kind) {
     case "put":
-      return `${head} "${e.text}" (visibility ${e.visibility} s) ${at} → ${answer}, TimeNextVisible ${clock(e.tnv)}, receipt ${tail(e.newReceipt)}`;
+      return `${head} "${e.text}" (visibility ${e.visibility} s${e.ttl ? `, time to live ${e.ttl} s` : ""}) ${at} → ${answer}, TimeNextVisible ${clock(e.tnv)}, ExpirationTime ${clock(e.expires)}, receipt ${tail(e.newReceipt)}`;
     case "get": {
       const m = e.delivered?.find((d) => d.id === id);
-      return `${head} (up to ${e.n}, visibility ${e.visibility} s) ${at} → ${answer}: DequeueCount ${m?.count}, TimeNextVisible ${clock(m?.tnv)}, receipt ${tail(m?.receipt)}, text "${m?.text}"`;
+      return `${head} (up to ${e.n}, visibility ${e.visibility} s) ${at} → ${answer}: DequeueCount ${m?.count}, TimeNextVisible ${clock(m?.tnv)}, ExpirationTime ${clock(m?.expires)}, receipt ${tail(m?.receipt)}, text "${m?.text}"`;
     }
     case "update":
       return `${head} receipt ${tail(e.receipt)} → "${e.text}" (visibility ${e.visibility} s) ${at} → ${answer}${ok(e) ? `, TimeNextVisible ${clock(e.tnv)}, receipt ${tail(e.newReceipt)}` : ""}`;
     case "delete":
       return `${head} receipt ${tail(e.receipt)} ${at} → ${answer}`;
+    case "clear":
+      return `${head} (Clear Messages) ${at} → ${answer}`;
   }
 }
 
-/** The operations on one message, as the model sees them. */
-function operationsOn(id: string, events: Event[], absentAt: number | undefined): Operation<MsgInput, MsgOutput>[] {
+/** The operations on the message `putEvent` put, as the model sees them (a Clear Messages sent before the put was never one of them). */
+function operationsOn(putEvent: Event, events: Event[], absentAt: number | undefined): Operation<MsgInput, MsgOutput>[] {
+  const id = putEvent.id!;
   const ops: Operation<MsgInput, MsgOutput>[] = [];
   for (const e of events) {
     if (e.kind === "get") {
       const m = e.delivered?.find((d) => d.id === id);
-      if (m) ops.push({ client: e.who, call: e.call, ret: e.ret, input: { op: "get" }, output: { ok: true, date: e.date, count: m.count, receipt: m.receipt, tnv: m.tnv, text: m.text } });
+      if (m) ops.push({ client: e.who, call: e.call, ret: e.ret, input: { op: "get" }, output: { ok: true, date: e.date, count: m.count, receipt: m.receipt, tnv: m.tnv, expires: m.expires, text: m.text } });
+    } else if (e.kind === "clear" && ok(e) && e.ret > putEvent.call) {
+      ops.push({ client: e.who, call: e.call, ret: e.ret, input: { op: "clear", certain: e.call > putEvent.ret }, output: { ok: true, date: e.date } });
     } else if ((e.kind === "update" || e.kind === "delete") && e.id === id) {
-      const input: MsgInput = e.kind === "update" ? { op: "update", receipt: e.receipt!, text: e.text! } : { op: "delete", receipt: e.receipt! };
+      const input: MsgInput = e.kind === "update" ? { op: "update", receipt: e.receipt!, text: e.text!, visibility: e.visibility ?? 0 } : { op: "delete", receipt: e.receipt! };
       ops.push({ client: e.who, call: e.call, ret: e.ret, input, output: { ok: ok(e), date: e.date, receipt: e.newReceipt, tnv: e.tnv } });
     }
   }
@@ -446,8 +518,8 @@ function operationsOn(id: string, events: Event[], absentAt: number | undefined)
 
 function checkMessage(putEvent: Event, events: Event[], absentAt: number | undefined): Violation | undefined {
   const id = putEvent.id!;
-  const init: MsgState = { exists: true, count: 0, receipts: [putEvent.newReceipt!], visibleAt: putEvent.tnv!, text: putEvent.text! };
-  const ops = operationsOn(id, events, absentAt);
+  const init: MsgState = { exists: true, count: 0, receipts: [putEvent.newReceipt!], visibleAt: putEvent.tnv!, expiresAt: putEvent.expires, text: putEvent.text! };
+  const ops = operationsOn(putEvent, events, absentAt);
   const strict = checkLinearizable(messageModel(init, new Set()), ops);
   if (strict.ok === true) return undefined;
   if (strict.ok === "unknown") throw new RowSignal("INCONCLUSIVE", `message ${id}: the history search gave up (${strict.reason})`);
@@ -459,7 +531,7 @@ function checkMessage(putEvent: Event, events: Event[], absentAt: number | undef
     rank = k < 0 ? RELAXATIONS.length : k;
   }
   const named = RELAXATIONS[rank] as (typeof RELAXATIONS)[number] | undefined;
-  const touching = events.filter((e) => e === putEvent || (e.kind === "get" ? e.delivered?.some((d) => d.id === id) : e.id === id));
+  const touching = events.filter((e) => e === putEvent || (e.kind === "get" ? e.delivered?.some((d) => d.id === id) : e.kind === "clear" ? ok(e) && e.ret > putEvent.call : e.id === id));
   const explanation = [
     `message ${id}, put by ${putEvent.who}; its operations (local times order them only; Date and TimeNextVisible are the server's):`,
     ...touching.map((e) => describe(e, id)),
@@ -494,8 +566,15 @@ function usable(events: Event[]): void {
     const what = refused.kind === "put" ? "Put Message" : "Get Messages";
     throw new AssertionError(`${what} on the row's own queue was refused (${[refused.status, refused.code].filter(Boolean).join(" ")})`);
   }
-  const undated = events.find((e) => ok(e) && (e.date === undefined || (e.kind !== "delete" && e.kind !== "get" && e.tnv === undefined) || e.delivered?.some((d) => Number.isNaN(d.tnv) || !d.receipt)));
-  if (undated) throw new AssertionError(`a ${undated.kind} answer carries no Date, TimeNextVisible or pop receipt (queue/get-messages/pop-receipt)`);
+  const undated = events.find(
+    (e) =>
+      ok(e) &&
+      (e.date === undefined ||
+        ((e.kind === "put" || e.kind === "update") && e.tnv === undefined) ||
+        (e.kind === "put" && e.expires === undefined) ||
+        e.delivered?.some((d) => Number.isNaN(d.tnv) || !d.receipt)),
+  );
+  if (undated) throw new AssertionError(`a ${undated.kind} answer carries no Date, TimeNextVisible, ExpirationTime or pop receipt (queue/get-messages/pop-receipt)`);
 }
 
 async function deliveryModel(t: RowContext): Promise<void> {
@@ -505,6 +584,14 @@ async function deliveryModel(t: RowContext): Promise<void> {
   const h = new History();
   const receivers: Receiver[] = steps.map((_, i) => ({ who: `R${i + 1}`, q: t.clients.queue().getQueueClient(q.name), held: [], superseded: [], deleted: [] }));
 
+  // Before the receivers start, R1 clears the queue while two of three messages are invisible
+  // (catalogue Q, clear-messages/includes-invisible): none may come back, their receipts may not act
+  // (R1 keeps them for its stale steps). Done first, so the messages of the run are not cleared.
+  t.step("R1: three puts, two of them taken with a 5 s window, then Clear Messages");
+  for (const k of [1, 2, 3]) await put(h, receivers[0], `c${k}`, 0);
+  await get(h, receivers[0], 2, 5);
+  await clear(h, receivers[0]);
+  receivers[0].superseded.push(...receivers[0].held.splice(0));
   t.step(`${RECEIVERS} receivers × ${steps[0].length} steps, concurrently`);
   const start = performance.now();
   await Promise.all(receivers.map((r, i) => runReceiver(h, r, steps[i], i, start)));
@@ -523,7 +610,9 @@ async function deliveryModel(t: RowContext): Promise<void> {
   const drain: Receiver = { who: "drain", q: drainer, held: [], superseded: [], deleted: [] };
   const received = new Set<string>();
   const deletedIds = new Set(h.events.filter((e) => e.kind === "delete" && ok(e)).map((e) => e.id!));
-  const awaited = () => puts.filter((p) => !received.has(p.id!) && !deletedIds.has(p.id!)).length;
+  const clears = h.events.filter((e) => e.kind === "clear" && ok(e));
+  // Awaited: neither deleted, cleared nor put to expire.
+  const awaited = () => puts.filter((p) => !received.has(p.id!) && !deletedIds.has(p.id!) && p.ttl === undefined && !clears.some((c) => c.call > p.ret)).length;
   let lastDate: number | undefined;
   // A bound on local time only, so a target whose clock stalls still gets a verdict.
   const giveUp = Date.now() + 20_000;
@@ -557,6 +646,8 @@ async function deliveryModel(t: RowContext): Promise<void> {
   t.note("deliveries", deliveries.length);
   t.note("redeliveries (DequeueCount > 1)", deliveries.filter((d) => d.count > 1).length);
   t.note("deletes that succeeded", h.events.filter((e) => e.kind === "delete" && ok(e)).length);
+  t.note("messages with a time to live", puts.filter((p) => p.ttl !== undefined).length);
+  t.note("Clear Messages", clears.length);
   const answers = new Map<string, number>();
   for (const e of staleOps) {
     const k = `${e.kind} ${e.status}${e.code ? " " + e.code : ""}`;
@@ -580,6 +671,10 @@ replay: ${replayCommand(t, seed)}`);
       `a TimeNextVisible is not the answer's Date plus the visibility timeout asked (±1 s)\n${describe(offWindow.event, offWindow.id)}\nreplay: ${replayCommand(t, seed)}`,
     );
   }
+  const offExpiry = puts.find((p) => p.ttl !== undefined && Math.abs(p.expires! - p.date! - p.ttl * 1000) > SLACK_MS);
+  if (violations.length === 0 && offExpiry) {
+    throw new AssertionError(`an ExpirationTime is not Put Message's Date plus the time to live asked (±1 s)\n${describe(offExpiry, offExpiry.id!)}\nreplay: ${replayCommand(t, seed)}`);
+  }
   if (violations.length === 0) return;
   // The highest-ranked invariant is the signature; ties go to the first message put.
   const worst = violations.reduce((a, v) => (v.rank < a.rank ? v : a));
@@ -590,9 +685,9 @@ replay: ${replayCommand(t, seed)}`);
 const rows: RowDef[] = [
   {
     id: "queue/delivery-model",
-    title: `${RECEIVERS} receivers run random puts, gets (1–6 s windows), updates and deletes with held and stale receipts on one queue: no delivery before the last TimeNextVisible nor twice in one window, stale receipts never work, deleted messages never return, undeleted ones return with DequeueCount + 1`,
+    title: `${RECEIVERS} receivers run random puts (some invisible at first, some with a time to live of a few seconds), gets (1–6 s windows), updates and deletes with held and stale receipts, and a Clear Messages while messages are invisible, on one queue: no delivery before the last TimeNextVisible, after the ExpirationTime nor twice in one window, stale receipts never work, deleted, cleared and expired messages never return, the others return with DequeueCount + 1`,
     level: "rest",
-    source: queueSource("Put Message, Get Messages, Update Message, Delete Message; catalogue Q and M"),
+    source: queueSource("Put Message, Get Messages, Update Message, Delete Message, Clear Messages; catalogue Q and M"),
     service: "queue",
     waitSeconds: 10,
     run: deliveryModel,
