@@ -43,7 +43,9 @@ async function perSeed(ids: string[], mutant?: Mutant): Promise<{ seed: number; 
         return {
           seed,
           failed: run.results.filter((r) => r.status === "FAIL" || r.status === "UNEXPECTED_PASS").map((r) => r.id),
-          statuses: run.results.map((r) => `${r.id} ${r.status}${r.message ? `: ${r.message.split("\n")[0]}` : ""}`),
+          // A failing row keeps its whole message (the history's failing window, the replay command): a
+          // plain run that fails on a correct target must be diagnosable from the self-test's output alone.
+          statuses: run.results.map((r) => `${r.id} ${r.status}${r.message ? `: ${r.status === "FAIL" || r.status === "UNEXPECTED_PASS" ? r.message : r.message.split("\n")[0]}` : ""}`),
         };
       }),
     );
