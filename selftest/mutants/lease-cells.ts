@@ -8,13 +8,12 @@
 // track()); on an Available resource the holder's ID and another are the same
 // request on the wire, so a mutant for either fires on both.
 import { randomUUID } from "node:crypto";
+import { LEASE_OF } from "../../suites/blob/lease-kit.ts";
 import { ACTION_LABEL, ACTIONS, cellOf, columnsOf, type Action, type Column, type LeaseResource } from "../../suites/blob/lease-table.ts";
 import { errorResponse } from "./blob-kit.ts";
 import { action, isContainer, isLease, sameId, track, tracked, type Tracked } from "./lease-kit.ts";
 import { toSuccess, type ClaimTable, type Mutant, type ProxyRequest } from "./types.ts";
 
-const PREFIX: Record<LeaseResource, string> = { blob: "blob/lease/state/", container: "blob/container-lease/state/" };
-const TABLE_NAME: Record<LeaseResource, string> = { blob: "L Lease actions × lease states", container: "L Container lease actions × lease states" };
 
 /** The column a request meets: the lease state, or an expired lease whose resource was written since. */
 const columnOf = (lease: Tracked): Column => (lease.writtenAfterExpiry ? "expired-modified" : lease.state);
@@ -60,7 +59,7 @@ function cell(resource: LeaseResource, act: Action, column: Column): Mutant {
   // A refusal no outcome of the cell accepts.
   const codes = outcomes.filter((o) => o.status === 409).map((o) => o.code);
   const refusal = act.startsWith("acquire") ? "LeaseAlreadyPresent" : codes.includes("LeaseIdMismatchWithLeaseOperation") ? "LeaseNotPresentWithLeaseOperation" : "LeaseIdMismatchWithLeaseOperation";
-  const row = `${PREFIX[resource]}${act}/${column}`;
+  const row = `${LEASE_OF[resource].ids}state/${act}/${column}`;
   const on = `${ACTION_LABEL[act]} on ${resource === "blob" ? "a blob" : "a container"} whose lease is ${column}`;
   return {
     name: `lease-cell-${resource}-${act}-${column}-${grants ? "refused" : "granted"}`,
@@ -88,7 +87,7 @@ const GENERATED = (["blob", "container"] as const).flatMap((resource) =>
 export const MUTANTS: Mutant[] = GENERATED.map((g) => g.mutant);
 
 export const CLAIM_TABLES: ClaimTable[] = (["blob", "container"] as const).map((resource) => ({
-  table: TABLE_NAME[resource],
+  table: LEASE_OF[resource].stateTable,
   kind: "action × lease state",
   claims: GENERATED.filter((g) => g.resource === resource).map((g) => ({ claim: `${ACTION_LABEL[g.act]} on ${g.column}`, row: g.mutant.cell!, mutants: [g.mutant.name] })),
 }));

@@ -54,6 +54,13 @@ function messagesAnswer(req: ProxyRequest, messages: string[], date: Date): Prox
   };
 }
 
+/** A 204 the proxy answers itself (the request is not forwarded). */
+const noContent = (req: ProxyRequest): ProxyResponse => ({
+  status: 204,
+  headers: { "x-ms-version": req.headers["x-ms-version"] ?? "2025-11-05", "x-ms-request-id": crypto.randomUUID(), date: new Date().toUTCString() },
+  body: Buffer.alloc(0),
+});
+
 const wanted = (req: ProxyRequest) => Number(query(req).get("numofmessages") ?? "1");
 const windowOf = (req: ProxyRequest) => Number(query(req).get("visibilitytimeout") ?? "30");
 const textOfUpdate = (req: ProxyRequest) => field(req.body.toString("utf8"), "MessageText");
@@ -247,11 +254,7 @@ export const MUTANTS: Mutant[] = [
       if (opOf(req) !== "delete") return;
       const m = tracked(state, idOfReq(req));
       if (!m || (m.shown < 2 && m.updated.size === 0) || query(req).get("popreceipt") !== m.receipt) return;
-      return {
-        status: 204,
-        headers: { "x-ms-version": req.headers["x-ms-version"] ?? "2025-11-05", "x-ms-request-id": crypto.randomUUID(), date: new Date().toUTCString() },
-        body: Buffer.alloc(0),
-      };
+      return noContent(req);
     },
     onResponse(req, res, state) {
       track(req, res, state);
@@ -294,11 +297,7 @@ export const MUTANTS: Mutant[] = [
     killRate: RATE,
     onRequest(req) {
       if (req.service !== "queue" || req.method !== "DELETE" || segments(req).length !== 2 || segments(req)[1] !== "messages") return;
-      return {
-        status: 204,
-        headers: { "x-ms-version": req.headers["x-ms-version"] ?? "2025-11-05", "x-ms-request-id": crypto.randomUUID(), date: new Date().toUTCString() },
-        body: Buffer.alloc(0),
-      };
+      return noContent(req);
     },
   },
   // Generated from the Get Messages window claim, judged by the model's rate (its 5 s windows run out while the drain receives).

@@ -4,7 +4,7 @@
 // time moves a lease through its end by the server's clock.
 import { strict as assert } from "node:assert";
 import { ACTIONS, cellOf, columnsOf, type Action, type Column } from "../../suites/blob/lease-table.ts";
-import { expectedAnswers, MARGIN_MS, settle, stepModel, type LeaseCommand, type LeaseModel, type Who } from "../../suites/blob/lease-reference.ts";
+import { expectedAnswers, MARGIN_MS, settle, stepModel, type LeaseCommand, type LeaseModel } from "../../suites/blob/lease-reference.ts";
 
 const T0 = Date.parse("2026-11-25T12:00:00Z");
 
@@ -12,33 +12,19 @@ function model(resource: LeaseModel["resource"], state: Column, extra: Partial<L
   return { resource, state, holder: state === "available" ? undefined : "L1", finite: false, content: "v1", etag: '"e1"', stale: '"e0"', ...extra };
 }
 
-/** The request of a table action by L1 (the holder, A) or L2 (another ID, B). */
-function commandOf(action: Action): LeaseCommand {
-  const a: Who = "L1";
-  const b: Who = "L2";
-  switch (action) {
-    case "acquire":
-      return { kind: "lease", verb: "acquire", id: b, duration: -1 };
-    case "acquire-same":
-      return { kind: "lease", verb: "acquire", id: a, duration: -1 };
-    case "renew":
-      return { kind: "lease", verb: "renew", id: a };
-    case "renew-other":
-      return { kind: "lease", verb: "renew", id: b };
-    case "change":
-      return { kind: "lease", verb: "change", id: a };
-    case "change-other":
-      return { kind: "lease", verb: "change", id: b };
-    case "release":
-      return { kind: "lease", verb: "release", id: a };
-    case "release-other":
-      return { kind: "lease", verb: "release", id: b };
-    case "break-0":
-      return { kind: "lease", verb: "break", id: a, breakPeriod: 0 };
-    case "break-period":
-      return { kind: "lease", verb: "break", id: a, breakPeriod: 15 };
-  }
-}
+/** The request of each table action by L1 (the holder, A) or L2 (another ID, B). */
+const COMMAND: Record<Action, LeaseCommand> = {
+  acquire: { kind: "lease", verb: "acquire", id: "L2", duration: -1 },
+  "acquire-same": { kind: "lease", verb: "acquire", id: "L1", duration: -1 },
+  renew: { kind: "lease", verb: "renew", id: "L1" },
+  "renew-other": { kind: "lease", verb: "renew", id: "L2" },
+  change: { kind: "lease", verb: "change", id: "L1" },
+  "change-other": { kind: "lease", verb: "change", id: "L2" },
+  release: { kind: "lease", verb: "release", id: "L1" },
+  "release-other": { kind: "lease", verb: "release", id: "L2" },
+  "break-0": { kind: "lease", verb: "break", id: "L1", breakPeriod: 0 },
+  "break-period": { kind: "lease", verb: "break", id: "L1", breakPeriod: 15 },
+};
 
 const answer = { headers: { etag: '"e2"' }, body: "" };
 
@@ -49,7 +35,7 @@ describe("the lease model's reference: a pure step function over the lease table
       for (const action of ACTIONS)
         for (const column of columnsOf(resource, action)) {
           const cell = cellOf(resource, action, column)!;
-          const got = expectedAnswers(model(resource, column), commandOf(action));
+          const got = expectedAnswers(model(resource, column), COMMAND[action]);
           assert.deepEqual(
             got.map((e) => [e.status, e.codes?.[0]]),
             cell.outcomes.map((o) => [o.status, o.code]),
@@ -68,8 +54,8 @@ describe("the lease model's reference: a pure step function over the lease table
   }
 
   it("has no answer where the table has no cell (a container's release after a write)", function () {
-    assert.deepEqual(expectedAnswers(model("container", "expired-modified"), commandOf("release")), []);
-    assert.equal(expectedAnswers(model("blob", "expired-modified"), commandOf("renew-other")).length, 1);
+    assert.deepEqual(expectedAnswers(model("container", "expired-modified"), COMMAND.release), []);
+    assert.equal(expectedAnswers(model("blob", "expired-modified"), COMMAND["renew-other"]).length, 1);
   });
 
   it("moves a finite lease through its end by the server's clock, either side allowed near it", function () {

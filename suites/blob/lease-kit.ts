@@ -16,6 +16,12 @@ export const guid = (): string => randomUUID();
 export const blobLeaseSource = (rest: string) => `seed: pessimistic concurrency for blobs; REST: ${rest}`;
 export const containerLeaseSource = (rest: string) => `seed: pessimistic concurrency for containers; REST: ${rest}`;
 
+/** Per resource a lease locks: its lease operation, the prefix of its lease rows' IDs, and the table of its action × state cells. */
+export const LEASE_OF = {
+  blob: { operation: "Lease Blob", ids: "blob/lease/", stateTable: "L Lease actions × lease states" },
+  container: { operation: "Lease Container", ids: "blob/container-lease/", stateTable: "L Container lease actions × lease states" },
+} as const;
+
 /** What a lease action is aimed at: a blob or a container, by path below the endpoint. */
 export interface LeaseTarget {
   kind: "blob" | "container";
@@ -216,15 +222,18 @@ export interface StatedBlob extends StatedResource {
 }
 
 /** The write without a lease ID that turns an Expired lease into column expired-modified: Put Blob, or Set Container Metadata. */
-function writeWithoutId(t: RowContext, x: LeaseTarget): Promise<RawResponse> {
-  return x.kind === "blob"
-    ? t.raw("blob", { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written after the lease expired" })
-    : t.raw("blob", { method: "PUT", path: x.path, query: { restype: "container", comp: "metadata" }, headers: { "x-ms-meta-state": "written-after-expiry" } });
-}
-
-/** The state table's ID prefix for a resource kind (setup failures name the cell they rely on). */
-const tablePrefix = (x: LeaseTarget) => (x.kind === "blob" ? "blob/lease/" : "blob/container-lease/");
-const LEASE_OP = { blob: "Lease Blob", container: "Lease Container" } as const;
+const WRITE_WITHOUT_ID: Record<LeaseTarget["kind"], { operation: string; status: number; send(t: RowContext, x: LeaseTarget): Promise<RawResponse> }> = {
+  blob: {
+    operation: "Put Blob",
+    status: 201,
+    send: (t, x) => t.raw("blob", { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written after the lease expired" }),
+  },
+  container: {
+    operation: "Set Container Metadata",
+    status: 200,
+    send: (t, x) => t.raw("blob", { method: "PUT", path: x.path, query: { restype: "container", comp: "metadata" }, headers: { "x-ms-meta-state": "written-after-expiry" } }),
+  },
+};
 
 /**
  * Resources put in the given lease state, each held (or last held) by its own
@@ -247,29 +256,28 @@ export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: Sta
       out.map((s) =>
         waitForLeaseState(t, s.x, "expired", 45_000).catch((err) => {
           if (!(err instanceof WaitTimeout)) throw err; // a transport fault stays INCONCLUSIVE
-          expectTrue(`${tablePrefix(s.x)}expiry-frees: the 15 s lease did not read back as expired within 45 s (setup)`, false);
+          expectTrue(`${LEASE_OF[s.x.kind].ids}expiry-frees: the 15 s lease did not read back as expired within 45 s (setup)`, false);
         }),
       ),
     );
     if (state === "expired-modified") {
       for (const s of out) {
-        t.step(`${s.x.kind === "blob" ? "Put Blob" : "Set Container Metadata"} without a lease ID after the expiry (setup)`);
-        expectRawStatus(`${tablePrefix(s.x)}expiry-frees: ${s.x.kind === "blob" ? "Put Blob" : "Set Container Metadata"} without a lease ID once the lease expired (setup)`, await writeWithoutId(t, s.x), {
-          status: s.x.kind === "blob" ? 201 : 200,
-        });
+        const write = WRITE_WITHOUT_ID[s.x.kind];
+        t.step(`${write.operation} without a lease ID after the expiry (setup)`);
+        expectRawStatus(`${LEASE_OF[s.x.kind].ids}expiry-frees: ${write.operation} without a lease ID once the lease expired (setup)`, await write.send(t, s.x), { status: write.status });
       }
     }
     return out;
   }
   const period = state === "broken" ? 0 : BREAKING_PERIOD;
-  const cell = `${tablePrefix(out[0].x)}state/break-${period === 0 ? "0" : "period"}/leased`;
+  const cell = `${LEASE_OF[out[0].x.kind].ids}state/break-${period === 0 ? "0" : "period"}/leased`;
   for (const s of out) {
     t.step(`break the lease, period ${period} s (setup)`);
     const res = await leaseAction(t, s.x, "break", { breakPeriod: period });
     expectRawStatus(`${cell}: break ${finite ? "a 60 s" : "an infinite"} lease with period ${period} (setup)`, res, { status: 202 });
     // x-ms-lease-time: the seconds left of the break period; the row times its checks by it.
     const remaining = Number(res.headers["x-ms-lease-time"]);
-    expectTrue(`${LEASE_OP[s.x.kind]} break with period ${period}: x-ms-lease-time is not ${period} (±1)`, Math.abs(remaining - period) <= 1);
+    expectTrue(`${LEASE_OF[s.x.kind].operation} break with period ${period}: x-ms-lease-time is not ${period} (±1)`, Math.abs(remaining - period) <= 1);
     const v = await readLease(t, s.x);
     checkLeaseState(`${cell}: the lease read back after a break with period ${period} (setup)`, v, state);
     if (state === "breaking") s.breakEnds = new Date(serverDate(res).getTime() + remaining * 1000);

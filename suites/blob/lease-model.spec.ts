@@ -18,7 +18,7 @@ import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { RowSignal } from "../../fixtures/signals.ts";
 import { newBlockBlob } from "./blob-kit.ts";
-import { blobLeaseSource, blobTarget, containerTarget, guid, leaseAction, readLease, serverDate, SHORTEST, type LeaseTarget, type LeaseView } from "./lease-kit.ts";
+import { blobLeaseSource, blobTarget, containerTarget, guid, LEASE_OF, leaseAction, readLease, serverDate, SHORTEST, type LeaseTarget, type LeaseView } from "./lease-kit.ts";
 import {
   describeModel,
   expectedAnswers,
@@ -41,10 +41,10 @@ import { ACTION_LABEL, cellOf, onState } from "./lease-table.ts";
  * Sequences per run (side by side, one resource each) and commands per
  * sequence: SEQUENCES draw from COMMANDS on blobs (half of them start from a
  * 15 s lease, so an expiry is always within their budget), BREAK_END_SEQUENCES
- * more also break leases with a short period and wait to the break's last
- * seconds (a wait that would leave no budget for the expiry the others wait
- * across), and CONTAINER_SEQUENCES act on container leases (half of them
- * starting from a 15 s lease).
+ * more begin by breaking a lease with a short period and waiting to the
+ * break's last seconds (a wait that would leave no budget for the expiry the
+ * others wait across), and CONTAINER_SEQUENCES act on container leases (the
+ * last of them a break-end one, the second starting from a 15 s lease).
  */
 export const SEQUENCES = 16;
 export const BREAK_END_SEQUENCES = 4;
@@ -196,7 +196,7 @@ class LeaseCommand implements fc.AsyncCommand<Model, Real> {
   pinnedCell(r: Real, c: LeaseModel, res: RawResponse, id: Who): string | undefined {
     const action = tableAction(c, this.verb, id, this.breakPeriod);
     const o = cellOf(c.resource, action, c.state)?.outcomes[0];
-    const row = `${c.resource === "blob" ? "blob/lease" : "blob/container-lease"}/state/${action}/${c.state}`;
+    const row = `${LEASE_OF[c.resource].ids}state/${action}/${c.state}`;
     const pin = r.t.run.options.pinned?.(row);
     const signature = `${ACTION_LABEL[action]} on ${onState(c.state)}: expected ${o?.status}${o?.code ? " " + o.code : ""}, got ${show(res)}`;
     return pin?.status === "FAIL" && pin.signature === signature ? row : undefined;
@@ -217,7 +217,7 @@ class LeaseCommand implements fc.AsyncCommand<Model, Real> {
 // ---- writes and reads: the lease-ops rules and conditional headers ----
 
 type IdMode = "none" | "holder" | "other";
-const idOf = (m: Model, mode: IdMode): Who | undefined => (mode === "none" ? undefined : mode === "holder" ? (m.ref.holder ?? "L1") : other(m.ref.holder ?? "L1"));
+const idOf = (m: Model, mode: IdMode): Who | undefined => (mode === "none" ? undefined : roleId(m, mode));
 const idText = (mode: IdMode) => (mode === "none" ? "no lease ID" : mode === "holder" ? "the holder's ID" : "another ID");
 
 /** A blob's Put Blob, or a container's Set Container Metadata (the container write a lease leaves shared). */

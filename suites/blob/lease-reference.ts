@@ -122,8 +122,8 @@ function leaseStep(c: LeaseModel, cmd: Extract<LeaseCommand, { kind: "lease" }>)
 }
 
 /**
- * The lease-ops rules for a request carrying `id` (or none): "ok", the 412
- * codes accepted (none given: any), or undefined where no rule decides.
+ * The lease-ops rules for a request carrying `id` (or none): "ok", or refused
+ * with 412 and one of the codes returned (undefined: a code no rule gives).
  * Blob: a locked blob needs its holder's ID; an unlocked one takes none.
  * Container (writes other than Delete, and reads): shared, so no ID is always
  * fine; an ID must be the holder's while locked, and is refused on an
@@ -138,7 +138,7 @@ function leaseOpsRule(c: LeaseModel, id: Who | undefined, write: boolean): "ok" 
   }
   if (id === undefined) return "ok";
   // With an ID on an unleased resource: 412; the code is given for Available only.
-  return c.state === "available" ? [`LeaseNotPresentWith${op}Operation`] : [];
+  return c.state === "available" ? [`LeaseNotPresentWith${op}Operation`] : undefined;
 }
 
 function writeStep(c: LeaseModel, cmd: Extract<LeaseCommand, { kind: "write" }>): Expected[] {
@@ -152,8 +152,7 @@ function writeStep(c: LeaseModel, cmd: Extract<LeaseCommand, { kind: "write" }>)
     return [{ status: c.resource === "blob" ? 201 : 200, next: (a) => forms.map((f) => ({ ...f, etag: a.headers["etag"] })) }];
   }
   // Refused, unchanged: the lease's code, or the condition's, whichever the target checks first.
-  const leaseCodes = lease === "ok" || lease === undefined || lease.length === 0 ? undefined : lease;
-  const codes = lease === "ok" ? ["ConditionNotMet"] : leaseCodes === undefined ? undefined : cmd.condition === "stale" ? [...leaseCodes, "ConditionNotMet"] : leaseCodes;
+  const codes = lease === "ok" ? ["ConditionNotMet"] : lease && cmd.condition === "stale" ? [...lease, "ConditionNotMet"] : lease;
   return [{ status: 412, codes, next: () => [c] }];
 }
 
@@ -161,7 +160,7 @@ function readStep(c: LeaseModel, cmd: Extract<LeaseCommand, { kind: "read" }>): 
   if (cmd.condition === "if-none-match-current") return [{ status: 304, next: () => [c] }];
   if (cmd.condition === "if-match-stale") return [{ status: 412, codes: ["ConditionNotMet"], next: () => [c] }];
   const lease = leaseOpsRule(c, cmd.id, false);
-  if (lease !== "ok") return [{ status: 412, codes: lease === undefined || lease.length === 0 ? undefined : lease, next: () => [c] }];
+  if (lease !== "ok") return [{ status: 412, codes: lease, next: () => [c] }];
   return [{ status: 200, next: (a) => (a.body === c.content && a.headers["etag"] === c.etag ? [c] : []) }];
 }
 

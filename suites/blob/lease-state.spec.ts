@@ -28,6 +28,7 @@ import {
   lapses,
   leaseAction,
   leasesInState,
+  LEASE_OF,
   readLease,
   SHORTEST,
   stillBreaking,
@@ -62,6 +63,7 @@ const CHANGED = "changed by a writer";
 
 /** What differs between the two resources a lease table applies to. */
 interface Resource {
+  /** ID prefix of its state cells. */
   prefix: string;
   operation: string;
   table: string;
@@ -69,15 +71,16 @@ interface Resource {
   create(t: RowContext): Promise<LeaseTarget>;
 }
 
+const resource = (kind: LeaseResource, source: string, create: Resource["create"]): Resource => ({
+  prefix: `${LEASE_OF[kind].ids}state/`,
+  operation: LEASE_OF[kind].operation,
+  table: LEASE_OF[kind].stateTable,
+  source,
+  create,
+});
 const RESOURCES: Record<LeaseResource, Resource> = {
-  blob: { prefix: P, operation: "Lease Blob", table: "L Lease actions × lease states", source: SOURCE, create: async (t) => blobTarget(await newBlockBlob(t)) },
-  container: {
-    prefix: "blob/container-lease/state/",
-    operation: "Lease Container",
-    table: "L Container lease actions × lease states",
-    source: containerLeaseSource("Lease Container, outcomes of lease operations on containers by lease state"),
-    create: async (t) => containerTarget(await t.newContainer()),
-  },
+  blob: resource("blob", SOURCE, async (t) => blobTarget(await newBlockBlob(t))),
+  container: resource("container", containerLeaseSource("Lease Container, outcomes of lease operations on containers by lease state"), async (t) => containerTarget(await t.newContainer())),
 };
 
 /** The request of an action, with the IDs of a resource in its state. */
@@ -119,12 +122,16 @@ const claimText = (o: Outcome) => `${o.status}${o.code ? " " + o.code : ""}${o.s
 const cellText = (outcomes: Outcome[]) => outcomes.map(claimText).join(" or ");
 const stateLabel = (state: Column) => (state === "expired-modified" ? "expired, then written without a lease ID" : state);
 
-/** One variation of a cell: the action on a resource in its state, the answer, the state and the holder read back. */
-async function act(t: RowContext, action: Action, column: Column, outcomes: Outcome[], s: StatedResource, v: Variation, what: string): Promise<void> {
+/**
+ * One variation of a cell: the action on a resource in its state, the answer,
+ * the state and the holder read back. `alone`: the cell's only variation (its
+ * note is then plain "response").
+ */
+async function act(t: RowContext, action: Action, column: Column, outcomes: Outcome[], s: StatedResource, v: Variation, what: string, alone: boolean): Promise<void> {
   const { verb, args } = request(action, s, v.shape);
   t.step(what);
   const res: RawResponse = await leaseAction(t, s.x, verb, args);
-  t.note(`response${what === `${ACTION_LABEL[action]} on ${onState(column)}` ? "" : ` (${what})`}`, { status: res.status, code: res.errorCode ?? null, leaseTime: res.headers["x-ms-lease-time"] ?? null });
+  t.note(alone ? "response" : `response (${what})`, { status: res.status, code: res.errorCode ?? null, leaseTime: res.headers["x-ms-lease-time"] ?? null });
   t.step("read the lease back");
   const view = await readLease(t, s.x);
   if (column === "breaking") stillBreaking(s, view);
@@ -155,21 +162,19 @@ async function runCell(t: RowContext, resource: LeaseResource, action: Action, c
   const { outcomes } = cellOf(resource, action, column)!;
   const r = RESOURCES[resource];
   const variations = variationsOf(action, column);
-  const whatOf = (v: Variation) => {
-    const base = `${ACTION_LABEL[action]} on ${onState(column)}`;
-    return variations.length > 1 ? `${base} (${variationText(v, column)})` : base;
-  };
+  const alone = variations.length === 1;
+  const whatOf = (v: Variation) => `${ACTION_LABEL[action]} on ${onState(column)}${alone ? "" : ` (${variationText(v, column)})`}`;
   if (lapses(column)) {
     // Every variation's lease lapses at once; then each is acted on in turn.
     const xs: LeaseTarget[] = [];
     for (const _ of variations) xs.push(await r.create(t));
     const stated = await leasesInState(t, xs, column, true);
-    for (const [i, v] of variations.entries()) await act(t, action, column, outcomes, stated[i], v, whatOf(v));
+    for (const [i, v] of variations.entries()) await act(t, action, column, outcomes, stated[i], v, whatOf(v), alone);
     return;
   }
   for (const v of variations) {
     const [s] = await leasesInState(t, [await r.create(t)], column, v.lease === "finite");
-    await act(t, action, column, outcomes, s, v, whatOf(v));
+    await act(t, action, column, outcomes, s, v, whatOf(v), alone);
   }
 }
 

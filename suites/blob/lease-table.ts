@@ -4,11 +4,11 @@
 // lease-state.spec.ts checks it cell by cell on blobs and on containers, the
 // lease model (lease-model.spec.ts) uses it as its transition table, and
 // selftest/mutants/lease-cells.ts generates a mutant per cell.
-import { SHORTEST as SHORTEST_LEASE, type LeaseState, type StatedLease } from "./lease-kit.ts";
+import { SHORTEST as SHORTEST_LEASE, type LeaseState, type LeaseTarget, type StatedLease } from "./lease-kit.ts";
 
-/** A = the holder's ID, B = another ID. */
-export type Action = "acquire" | "acquire-same" | "renew" | "renew-other" | "change" | "change-other" | "release" | "release-other" | "break-0" | "break-period";
-export const ACTIONS: Action[] = ["acquire", "acquire-same", "renew", "renew-other", "change", "change-other", "release", "release-other", "break-0", "break-period"];
+/** The table's actions, in its row order. A = the holder's ID, B = another ID. */
+export const ACTIONS = ["acquire", "acquire-same", "renew", "renew-other", "change", "change-other", "release", "release-other", "break-0", "break-period"] as const;
+export type Action = (typeof ACTIONS)[number];
 
 export interface Outcome {
   status: number;
@@ -141,7 +141,7 @@ export const ACTION_LABEL: Record<Action, string> = {
 export const onState = (state: StatedLease) =>
   state === "expired-modified" ? "an expired lease after a write" : `${state === "available" || state === "expired" ? "an" : "a"} ${state} lease`;
 
-export type LeaseResource = "blob" | "container";
+export type LeaseResource = LeaseTarget["kind"];
 /** A column of the table: a lease state, or an expired lease whose resource was then written without an ID. */
 export type Column = StatedLease;
 export const COLUMNS: Column[] = ["available", "leased", "breaking", "broken", "expired", "expired-modified"];
@@ -178,7 +178,8 @@ export const columnsOf = (resource: LeaseResource, action: Action): Column[] => 
  * The request shapes a cell covers (catalogue L: "a cell of the state table is
  * a claim about every request that reaches it"): acquire with another ID and
  * with none, each for a finite and an infinite lease; the holder's acquire for
- * both durations; break with period 0 or one in range, as the action says.
+ * both durations. The other actions have one shape (break-0 and break-period
+ * differ by the period their action names).
  */
 export interface Shape {
   /** Acquire: the proposed ID ("none": no x-ms-proposed-lease-id). */

@@ -26,6 +26,9 @@ const WRITTEN = "written once the break ended";
  * last one, where the end may legally have come (granularity).
  */
 const LATE_PROBE_LEAD_MS = 3000;
+/** The end an answer states is its own Date plus the length asked (one second allowed for the clock's granularity). */
+const expectStatedEnd = (what: string, end: number, answered: number, seconds: number) =>
+  expectTrue(`${what} is not the answer's Date + ${seconds} s (±1 s)`, Math.abs(end - answered - seconds * 1000) <= GRANULARITY_MS);
 const when = (phase: "start" | "late") => (phase === "start" ? "right after the window opened" : "in the window's last part");
 
 /** A blob or container a lease locks: what a write without the lease ID does while it holds, and once it lapsed. */
@@ -144,7 +147,7 @@ async function getVisibility(t: RowContext, claim: WindowClaim): Promise<OpenWin
   expectEqual("Get Messages status", res.status, 200);
   expectEqual("dequeued messages", messages.map((m) => m.messageId), [id]);
   const end = Date.parse(messages[0].timeNextVisible ?? "");
-  expectTrue(`Get Messages: TimeNextVisible is not the answer's Date + ${V} s (±1 s)`, Math.abs(end - serverDate(res).getTime() - V * 1000) <= GRANULARITY_MS);
+  expectStatedEnd("Get Messages: TimeNextVisible", end, serverDate(res).getTime(), V);
   return invisibleMessage(t, q, id, end, "original");
 }
 
@@ -156,7 +159,7 @@ async function updateVisibility(t: RowContext, claim: WindowClaim): Promise<Open
   t.step(`Update Message with visibilitytimeout ${U}`);
   const res = await expectSucceeds("Update Message with the current receipt", q.updateMessage(id, receipt!, "updated", U));
   const end = res.nextVisibleOn?.getTime() ?? NaN;
-  expectTrue(`Update Message: x-ms-time-next-visible is not the answer's Date + ${U} s (±1 s)`, Math.abs(end - res.date!.getTime() - U * 1000) <= GRANULARITY_MS);
+  expectStatedEnd("Update Message: x-ms-time-next-visible", end, res.date!.getTime(), U);
   return invisibleMessage(t, q, id, end, "updated");
 }
 
@@ -168,7 +171,7 @@ async function putVisibility(t: RowContext, claim: WindowClaim): Promise<OpenWin
   const { res, message } = await rawPutMessage(t, q, "original", { visibilitytimeout: String(V) });
   expectRawStatus(`Put Message with visibilitytimeout ${V}`, res, { status: 201 });
   const end = Date.parse(message?.timeNextVisible ?? "");
-  expectTrue(`Put Message: TimeNextVisible is not the answer's Date + ${V} s (±1 s)`, Math.abs(end - serverDate(res).getTime() - V * 1000) <= GRANULARITY_MS);
+  expectStatedEnd("Put Message: TimeNextVisible", end, serverDate(res).getTime(), V);
   return invisibleMessage(t, q, message!.messageId, end, "original", 1);
 }
 
@@ -180,7 +183,7 @@ async function messageTtl(t: RowContext, claim: WindowClaim): Promise<OpenWindow
   const { res, message } = await rawPutMessage(t, q, "original", { messagettl: String(T) });
   expectRawStatus(`Put Message with messagettl ${T}`, res, { status: 201 });
   const end = Date.parse(message?.expirationTime ?? "");
-  expectTrue(`Put Message: ExpirationTime is not the answer's Date + ${T} s (±1 s)`, Math.abs(end - serverDate(res).getTime() - T * 1000) <= GRANULARITY_MS);
+  expectStatedEnd("Put Message: ExpirationTime", end, serverDate(res).getTime(), T);
   const id = message!.messageId;
   const receipt = message!.popReceipt;
   expectTrue("Put Message answered no PopReceipt", !!receipt);

@@ -3,9 +3,9 @@
 // a plan drawn from the run's seed (put, some with an initial visibility
 // timeout and some with a time to live of a few seconds, get with 1-2 s
 // windows and some of 5 s, update and delete with the receipt they hold,
-// delete/update with a receipt they know is superseded, short waits, and one
-// Clear Messages while messages are invisible; at the end a put and a get
-// with a 5-6 s window) concurrently on one queue; every answer is recorded
+// delete/update with a receipt they know is superseded, short waits; at the
+// end a put and a get with a 5-6 s window) concurrently on one queue, after
+// one Clear Messages while messages are invisible; every answer is recorded
 // (Date, TimeNextVisible, ExpirationTime, DequeueCount, pop receipt, text,
 // status). A drain
 // then receives every message that becomes visible, polling until the
@@ -494,7 +494,10 @@ function describe(e: Event, id: string): string {
   }
 }
 
-/** The operations on the message `putEvent` put, as the model sees them (a Clear Messages sent before the put was never one of them). */
+/** Whether Clear Messages `e` may have taken the message `putEvent` put (one answered before the put was sent cannot). */
+const clearReaches = (e: Event, putEvent: Event) => e.kind === "clear" && ok(e) && e.ret > putEvent.call;
+
+/** The operations on the message `putEvent` put, as the model sees them. */
 function operationsOn(putEvent: Event, events: Event[], absentAt: number | undefined): Operation<MsgInput, MsgOutput>[] {
   const id = putEvent.id!;
   const ops: Operation<MsgInput, MsgOutput>[] = [];
@@ -502,7 +505,7 @@ function operationsOn(putEvent: Event, events: Event[], absentAt: number | undef
     if (e.kind === "get") {
       const m = e.delivered?.find((d) => d.id === id);
       if (m) ops.push({ client: e.who, call: e.call, ret: e.ret, input: { op: "get" }, output: { ok: true, date: e.date, count: m.count, receipt: m.receipt, tnv: m.tnv, expires: m.expires, text: m.text } });
-    } else if (e.kind === "clear" && ok(e) && e.ret > putEvent.call) {
+    } else if (clearReaches(e, putEvent)) {
       ops.push({ client: e.who, call: e.call, ret: e.ret, input: { op: "clear", certain: e.call > putEvent.ret }, output: { ok: true, date: e.date } });
     } else if ((e.kind === "update" || e.kind === "delete") && e.id === id) {
       const input: MsgInput = e.kind === "update" ? { op: "update", receipt: e.receipt!, text: e.text!, visibility: e.visibility ?? 0 } : { op: "delete", receipt: e.receipt! };
@@ -531,7 +534,7 @@ function checkMessage(putEvent: Event, events: Event[], absentAt: number | undef
     rank = k < 0 ? RELAXATIONS.length : k;
   }
   const named = RELAXATIONS[rank] as (typeof RELAXATIONS)[number] | undefined;
-  const touching = events.filter((e) => e === putEvent || (e.kind === "get" ? e.delivered?.some((d) => d.id === id) : e.kind === "clear" ? ok(e) && e.ret > putEvent.call : e.id === id));
+  const touching = events.filter((e) => e === putEvent || (e.kind === "get" ? e.delivered?.some((d) => d.id === id) : e.kind === "clear" ? clearReaches(e, putEvent) : e.id === id));
   const explanation = [
     `message ${id}, put by ${putEvent.who}; its operations (local times order them only; Date and TimeNextVisible are the server's):`,
     ...touching.map((e) => describe(e, id)),
