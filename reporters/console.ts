@@ -3,6 +3,7 @@
 import Mocha from "mocha";
 import { failsRun, faultingOperations, leavesRunIncomplete, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 import type { Progress } from "./progress.ts";
+import { isBeyondArticle, sectionRank } from "../model/matrix.ts";
 
 const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35", UNSUPPORTED: "36" };
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
@@ -54,6 +55,15 @@ export function printSummary(report: Report, files: string[]): void {
   console.log("");
   console.log(`Target: ${report.run.target.kind} (${report.run.target.name})  expectations: ${report.run.expectations}  ${Math.round(report.run.durationMs / 100) / 10} s`);
   console.log(STATUSES.filter((k) => s[k] > 0).map((k) => `${k} ${s[k]}`).join("  "));
+  const beyond = [...new Set(report.results.map((r) => r.table))].filter(isBeyondArticle).sort((a, b) => sectionRank(a) - sectionRank(b));
+  if (beyond.length) {
+    console.log("Beyond the article (section X, rest rows; certification counts the article's doc rows only):");
+    const w = Math.max(...beyond.map((t) => t.length));
+    for (const t of beyond) {
+      const rs = report.results.filter((r) => r.table === t);
+      console.log(`  ${t.padEnd(w)}  ${STATUSES.map((k) => [k, rs.filter((r) => r.status === k).length] as const).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join("  ")}`);
+    }
+  }
   // UNSUPPORTED rows are listed by the operation they lack, once each, below.
   const bad = report.results.filter((r) => failsRun(r) && r.status !== "UNSUPPORTED");
   if (bad.length) {

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
+import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { cellResults, cellVerdict } from "./markdown.ts";
 import { failsRun, faultingOperations, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult, type Status } from "../model/result.ts";
 
@@ -205,13 +205,13 @@ function certification(report: Report): string {
     .map(([svc, byVia]) => `${esc(svc)}: ${Object.entries(byVia).map(([via, vs]) => `${esc(via)} ${vs.map(esc).join("/")}`).join(", ")}`)
     .join("; ");
   const missing = run.target.services.filter((s) => !s.available);
-  const rows = counts.map(
-    (t) =>
-      `<tr class="${t.counts.FAIL + t.counts.UNEXPECTED_PASS + t.counts.INCONCLUSIVE + t.counts.EXPECTED_FAIL + t.counts.UNSUPPORTED > 0 ? "" : "ok"}"><td>${esc(t.table)}</td>` +
-      `<td class="num"><b>${t.docPassed} / ${t.docTotal}</b></td>` +
-      STATUSES.map((s) => `<td class="num ${t.counts[s] ? cls(s) : ""}">${t.counts[s] || ""}</td>`).join("") +
-      `<td class="num">${t.total}</td></tr>`,
-  );
+  const row = (t: TableCounts) =>
+    `<tr class="${t.counts.FAIL + t.counts.UNEXPECTED_PASS + t.counts.INCONCLUSIVE + t.counts.EXPECTED_FAIL + t.counts.UNSUPPORTED > 0 ? "" : "ok"}"><td>${esc(t.table)}</td>` +
+    `<td class="num"><b>${t.docTotal ? `${t.docPassed} / ${t.docTotal}` : "—"}</b></td>` +
+    STATUSES.map((s) => `<td class="num ${t.counts[s] ? cls(s) : ""}">${t.counts[s] || ""}</td>`).join("") +
+    `<td class="num">${t.total}</td></tr>`;
+  const head = (first: string) => `<thead><tr><th>${first}</th><th><code>doc</code> passed / total</th>${STATUSES.map((s) => `<th>${badge(s)}</th>`).join("")}<th>rows</th></tr></thead>`;
+  const beyond = counts.filter((t) => isBeyondArticle(t.table));
   return [
     `<section id="certification"><h2>Certification summary</h2>`,
     `<p><b>${docPassed} of ${docTotal}</b> documented (<code>doc</code>) claims pass on this target. Only PASS counts; an expected failure is still a deviation.</p>`,
@@ -227,8 +227,12 @@ function certification(report: Report): string {
     run.leftovers ? `<tr><th>Left behind</th><td class="st-fail">${esc(run.leftovers)} resource(s) with this run's prefix <code>${esc(run.runPrefix)}</code></td></tr>` : "",
     `</tbody></table>`,
     lackingOperations(report),
-    `<h3>Per table</h3><table class="cert"><thead><tr><th>Catalogue table</th><th><code>doc</code> passed / total</th>${STATUSES.map((s) => `<th>${badge(s)}</th>`).join("")}<th>rows</th></tr></thead>`,
-    `<tbody>${rows.join("")}</tbody></table></section>`,
+    `<h3>Per table</h3><table class="cert">${head("Catalogue table")}`,
+    `<tbody>${counts.filter((t) => !isBeyondArticle(t.table)).map(row).join("")}</tbody></table>`,
+    beyond.length
+      ? `<h3 id="beyond-summary">Beyond the article</h3><p class="meta">${esc(BEYOND_ARTICLE_NOTE)}</p><table class="cert">${head("Catalogue section X")}<tbody>${beyond.map(row).join("")}</tbody></table>`
+      : "",
+    `</section>`,
   ].join("\n");
 }
 
@@ -309,8 +313,11 @@ export function renderHtml(report: Report, sections: MatrixSection[]): string {
       ` &nbsp; <span class="legend">${STATUSES.map(badge).join(" ")} ${badge("NOT_RUN")}</span></div>`,
     certification(report),
     `<section id="matrix"><h2>The article's tables</h2><p class="meta">Each cell: the seed article's claim and the verdict of the test that checks it (the worst of its finer tests), then, where the cell has them, one small badge per finer row (e.g. per conditional header). Click a cell or a badge for its evidence.</p>`,
-    sections.map((s) => matrix(s, byId)).join("\n"),
+    sections.filter((s) => !s.beyond).map((s) => matrix(s, byId)).join("\n"),
     `</section>`,
+    sections.some((s) => s.beyond)
+      ? `<section id="beyond"><h2>Beyond the article</h2><p class="meta">${esc(BEYOND_ARTICLE_NOTE)} Each cell: the catalogue's claim and the verdict of the row that checks it, then one small badge per further row of the cell.</p>${sections.filter((s) => s.beyond).map((s) => matrix(s, byId)).join("\n")}</section>`
+      : "",
     everyRow(report),
     `<script>${SCRIPT}</script>`,
     `</body></html>`,

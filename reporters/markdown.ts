@@ -4,7 +4,7 @@
 // not pass.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { MatrixCell, MatrixSection } from "../model/matrix.ts";
+import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { faultingOperations, STATUS_MARK, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 
 export const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
@@ -154,7 +154,17 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
   if (missing.length) out.push("");
   out.push(...lackingOperations(report));
   out.push("## The article's tables", "");
-  for (const s of sections) out.push(matrix(s, byId));
+  for (const s of sections.filter((x) => !x.beyond)) out.push(matrix(s, byId));
+  const beyond = [...new Set(report.results.map((r) => r.table))].filter(isBeyondArticle).sort((a, b) => sectionRank(a) - sectionRank(b));
+  if (beyond.length) {
+    out.push("## Beyond the article", "", BEYOND_ARTICLE_NOTE, "", "| Catalogue section X | " + STATUSES.join(" | ") + " | rows |", "|---|" + STATUSES.map(() => "---").join("|") + "|---|");
+    for (const t of beyond) {
+      const rs = report.results.filter((r) => r.table === t);
+      out.push(`| ${esc(t)} | ${STATUSES.map((st) => rs.filter((r) => r.status === st).length || "").join(" | ")} | ${rs.length} |`);
+    }
+    out.push("");
+    for (const s of sections.filter((x) => x.beyond)) out.push(matrix(s, byId));
+  }
   out.push("## Every row", "");
   const tables = [...new Set(report.results.map((r) => r.table))];
   for (const t of tables) {

@@ -95,14 +95,17 @@ export async function runMutant(azurite: EmbeddedAzurite, mutant: LoadedMutant, 
           : proxy.stats.authFailures > 0
           ? `the target refused ${proxy.stats.authFailures} request(s) the mutant rewrote as wrongly signed: a proxy defect, not a kill`
           : undefined;
-    // A mutant that never changed a message, on rows all pinned as failing: the
-    // target already deviates exactly this way, so no run against it can tell the two apart.
+    // A mutant whose rows all failed exactly as pinned: either it never changed a
+    // message, or what it changed the target already does (a header it strips,
+    // the target ignores too). No run against this target can tell the two apart.
     const untouched = proxy.stats.mutatedRequests === 0 && proxy.stats.mutatedResponses === 0;
-    const equivalent = killers.length === 0 && untouched && ran.length > 0 && ran.every((r) => r.status === "EXPECTED_FAIL");
+    const equivalent = killers.length === 0 && !problem && ran.length > 0 && ran.every((r) => r.status === "EXPECTED_FAIL");
     return {
       ...base,
       verdict: killers.length > 0 && proxy.stats.authFailures === 0 ? "killed" : equivalent ? "equivalent" : "survived",
-      problem: equivalent ? "never fired: the target already deviates this way (every named row is pinned and failed as pinned)" : problem,
+      problem: equivalent
+        ? `${untouched ? "never fired" : "fired, and every named row still failed exactly as pinned"}: the target already deviates this way`
+        : problem,
       killers: proxy.stats.authFailures === 0 ? killers : [],
       ran,
       durationMs: Date.now() - started,

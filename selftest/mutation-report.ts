@@ -21,7 +21,7 @@ export interface MutantOutcome {
   kills: string[];
   /** The claim cell a generated mutant belongs to. */
   cell?: string;
-  /** `equivalent`: it never fired, because the target already behaves like it (its rows pinned). */
+  /** `equivalent`: every row it names failed exactly as pinned: the target already behaves like it (it never fired, or what it changed the target does too). */
   verdict: "killed" | "survived" | "equivalent";
   /** The named tests that FAILed (or UNEXPECTED_PASSed) under the mutant. */
   killers: TestOutcome[];

@@ -4,13 +4,14 @@
 // wrong refusal (reads: 304 and 412 swapped; writes: 304 for 412); where it
 // does not, a target that evaluates it. Each names its cell; a new claim
 // brings its mutants with it.
-import { ALL_CELLS, HEADER_LABEL, type Cell, type OpClaim } from "../../suites/blob/conditional-claims.ts";
+import { ALL_CELLS, HEADER_LABEL, type Cell } from "../../suites/blob/conditional-claims.ts";
+import type { BlobOperation } from "../../suites/blob/operations.ts";
 import { abortAnswer, errorResponse } from "./blob-kit.ts";
 import { pendingCopy } from "./lease-kit.ts";
 import { query, segments, type ClaimTable, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 /** The request is the claim's operation (its method, level, comp and copy source). */
-export function isClaimOp(claim: OpClaim, req: ProxyRequest): boolean {
+export function isClaimOp(claim: Pick<BlobOperation, "wire">, req: ProxyRequest): boolean {
   const { wire } = claim;
   if (req.service !== "blob" || !wire.methods.includes(req.method)) return false;
   const q = query(req);

@@ -15,9 +15,7 @@ const LEVELS = ["doc", "rest", "disputed", "info"];
  * heads each) whose IDs are not all implemented yet, each with why: an ID of
  * such a block may still lack a row; one of any other block may not.
  */
-const NOT_YET: Record<string, string> = {
-  "# Section X": "section X (append positions, index tags, From-URL conditions, page sequence numbers, snapshots, batch, versions): not built yet",
-};
+const NOT_YET: Record<string, string> = {};
 
 /** The IDs of a list, each with the comment heading its block (the last comment line before it). */
 function idBlocks(path: string): { id: string; block: string }[] {

@@ -7,7 +7,7 @@ import { expectRawStatus, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { blobPath, newBlockBlob, newPageBlob } from "./blob-kit.ts";
-import { BLOCK_ID, NEW_CONTENT, OTHER, type Cell, type CondHeader, type ResourceState, type Subject } from "./conditional-claims.ts";
+import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type Cell, type CondHeader, type ResourceState, type Subject } from "./conditional-claims.ts";
 
 export type { ResourceState, Subject } from "./conditional-claims.ts";
 
@@ -30,7 +30,11 @@ async function snapshotCount(b: BlobClient, c: ContainerClient): Promise<number>
   return n;
 }
 
-async function blocksOrPages(b: BlobClient, kind: "block-blob" | "page-blob"): Promise<Partial<ResourceState>> {
+export type BlobKind = "block-blob" | "page-blob" | "append-blob";
+
+async function blocksOrPages(b: BlobClient, kind: BlobKind): Promise<Partial<ResourceState>> {
+  // An append blob's blocks show in its content and ETag.
+  if (kind === "append-blob") return {};
   if (kind === "block-blob") {
     const list = await b.getBlockBlobClient().getBlockList("all");
     return { committed: (list.committedBlocks ?? []).map((x) => x.name), uncommitted: (list.uncommittedBlocks ?? []).map((x) => x.name) };
@@ -40,7 +44,7 @@ async function blocksOrPages(b: BlobClient, kind: "block-blob" | "page-blob"): P
   return { pages: (ranges.pageRange ?? []).map((r) => `${r.offset}-${r.offset + (r.count ?? 0)}`).join(",") };
 }
 
-export async function blobState(b: BlobClient, c: ContainerClient, kind: "block-blob" | "page-blob"): Promise<ResourceState> {
+export async function blobState(b: BlobClient, c: ContainerClient, kind: BlobKind): Promise<ResourceState> {
   try {
     const [p, body, snapshots, parts] = await allAnswered([b.getProperties(), b.downloadToBuffer(), snapshotCount(b, c), blocksOrPages(b, kind)]);
     return {
@@ -135,11 +139,11 @@ export async function history(t: RowContext, cell: Cell, opts: { older?: boolean
     return { subject: { container: target.containerName }, before, after, read: () => containerState(target) };
   }
   const kind = claim.resource;
-  const b = kind === "page-blob" ? await newPageBlob(t, c) : await newBlockBlob(t, "original", c);
+  const b = await newBlobOf(t, kind, c);
   const subject: Subject = { container: c.containerName, blob: b.name };
   let validated: BlobClient = b;
   if (claim.source || claim.pendingCopy) {
-    const src = await newBlockBlob(t, "source", c);
+    const src = await newBlockBlob(t, SOURCE_CONTENT, c);
     subject.sourceUrl = src.url;
     if (cell.onSource) validated = src;
   }
@@ -169,6 +173,16 @@ export async function history(t: RowContext, cell: Cell, opts: { older?: boolean
   const after = await read(validated, cell.onSource ? "block-blob" : kind);
   expectLater(before, after);
   return { subject, before, after, older, read: () => read(b) };
+}
+
+/** A fresh blob of a kind, with content "original" (a page blob: empty pages) and metadata state=original. */
+export async function newBlobOf(t: RowContext, kind: BlobKind, c: ContainerClient): Promise<BlobClient> {
+  if (kind === "page-blob") return newPageBlob(t, c);
+  if (kind === "block-blob") return newBlockBlob(t, "original", c);
+  const b = c.getAppendBlobClient(t.name("b"));
+  await b.create({ metadata: { state: "original" } });
+  await b.appendBlock("original", 8);
+  return b;
 }
 
 /** The history the cells stand on relies on general/validators-advance: a target breaking it fails here, naming it. */

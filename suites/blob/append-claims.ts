@@ -1,0 +1,35 @@
+// X-A, the append conditions as data: each row that sends an append
+// condition, the operation and header it is about, the code a failing value
+// gets, and whether the row sends a failing value, a holding one or both.
+// append.spec.ts runs the rows; selftest/mutants/append-conditions.ts
+// generates a mutant per claim from this table.
+
+export const APPENDPOS = "x-ms-blob-condition-appendpos";
+export const MAXSIZE = "x-ms-blob-condition-maxsize";
+export const A = "blob/append/";
+
+export interface AppendClaim {
+  row: string;
+  operation: "Append Block" | "Append Blob Seal" | "Append Block From URL";
+  header: typeof APPENDPOS | typeof MAXSIZE;
+  code: "AppendPositionConditionNotMet" | "MaxBlobSizeConditionNotMet";
+  /** The row sends a value that fails (refused, the blob unchanged). */
+  failing: boolean;
+  /** The row sends a value that holds (the operation proceeds). */
+  holding: boolean;
+}
+
+const pos = { header: APPENDPOS, code: "AppendPositionConditionNotMet" } as const;
+const max = { header: MAXSIZE, code: "MaxBlobSizeConditionNotMet" } as const;
+
+export const APPEND_CLAIMS: AppendClaim[] = [
+  { row: `${A}appendpos/holds`, operation: "Append Block", ...pos, failing: false, holding: true },
+  { row: `${A}appendpos/fails`, operation: "Append Block", ...pos, failing: true, holding: false },
+  { row: `${A}appendpos/retry-once`, operation: "Append Block", ...pos, failing: true, holding: true },
+  { row: `${A}appendpos/race`, operation: "Append Block", ...pos, failing: true, holding: true },
+  { row: `${A}maxsize/fails`, operation: "Append Block", ...max, failing: true, holding: false },
+  { row: `${A}maxsize/boundary`, operation: "Append Block", ...max, failing: true, holding: true },
+  { row: `${A}seal/appendpos`, operation: "Append Blob Seal", ...pos, failing: true, holding: true },
+  { row: `${A}from-url/appendpos`, operation: "Append Block From URL", ...pos, failing: true, holding: true },
+  { row: `${A}from-url/maxsize`, operation: "Append Block From URL", ...max, failing: true, holding: false },
+];

@@ -1,0 +1,62 @@
+// X-U, the conditions of the From-URL operations as data: each operation's
+// record (operations.ts) and, per side (source, destination) and header, the
+// refusal the catalogue gives, live-recorded where it could be, a documented
+// choice where not (`disputed`). from-url.spec.ts generates a row per cell;
+// selftest/mutants/from-url.ts a mutant family per cell.
+import { HEADERS, type CondHeader } from "./conditional-claims.ts";
+import { op, type BlobOperation } from "./operations.ts";
+
+export const U = "blob/from-url/";
+
+export interface Refusal {
+  status: number[];
+  code: string[];
+}
+
+export interface FromUrlCell {
+  id: string;
+  record: BlobOperation;
+  /** The slug in the ID (`put-blob`, …), not the record's. */
+  opSlug: string;
+  side: "source" | "destination";
+  header: CondHeader;
+  /** The header as sent: `x-ms-source-if-match` or `if-match`. */
+  wireHeader: string;
+  refusal: Refusal;
+  /** More than one answer is documented: the row records the target's choice. */
+  disputed: boolean;
+}
+
+const of = (status: number, code: string): Refusal => ({ status: [status], code: [code] });
+const notModified = (h: CondHeader) => h === "if-none-match" || h === "if-modified-since";
+/** (S): 412, or 304 for the "not" headers; SourceConditionNotMet or CannotVerifyCopySource. */
+const S = (h: CondHeader): Refusal => ({ status: notModified(h) ? [412, 304] : [412], code: ["SourceConditionNotMet", "CannotVerifyCopySource"] });
+/** (D): 412 TargetConditionNotMet or ConditionNotMet; a 304 fails. */
+const D: Refusal = { status: [412], code: ["TargetConditionNotMet", "ConditionNotMet"] };
+const verify = (h: CondHeader) => of(notModified(h) ? 304 : 412, "CannotVerifyCopySource");
+
+type Column = Record<CondHeader, Refusal | "S" | "D">;
+const row = (m: Partial<Column>, rest: "S" | "D"): Column => Object.fromEntries(HEADERS.map((h) => [h, m[h] ?? rest])) as Column;
+
+/** The catalogue's two tables: `<op>` → record, source cells, destination cells (none for Put Block From URL). */
+const TABLE: [string, string, Column, Column | undefined][] = [
+  ["put-blob", "put-blob-from-url", row({ "if-match": of(412, "SourceConditionNotMet") }, "S"), row({ "if-match": of(412, "TargetConditionNotMet") }, "D")],
+  ["put-block", "put-block-from-url", row({}, "S"), undefined],
+  ["append-block", "append-block-from-url", row({ "if-match": verify("if-match"), "if-unmodified-since": verify("if-unmodified-since"), "if-none-match": verify("if-none-match"), "if-modified-since": verify("if-modified-since") }, "S"), row(Object.fromEntries(HEADERS.map((h) => [h, of(412, "ConditionNotMet")])), "D")],
+  ["put-page", "put-page-from-url", row({ "if-unmodified-since": verify("if-unmodified-since"), "if-modified-since": verify("if-modified-since") }, "S"), row(Object.fromEntries(HEADERS.map((h) => [h, of(412, "ConditionNotMet")])), "D")],
+  ["copy-blob", "copy-blob-from-url", row({ "if-match": of(412, "SourceConditionNotMet"), "if-unmodified-since": verify("if-unmodified-since"), "if-none-match": verify("if-none-match"), "if-modified-since": verify("if-modified-since") }, "S"), row({}, "D")],
+];
+
+export const FROM_URL_CELLS: FromUrlCell[] = TABLE.flatMap(([opSlug, slug, source, destination]) =>
+  (["source", "destination"] as const).flatMap((side) => {
+    const column = side === "source" ? source : destination;
+    if (!column) return [];
+    return HEADERS.map((header): FromUrlCell => {
+      const given = column[header];
+      const refusal = given === "S" ? S(header) : given === "D" ? D : given;
+      return { id: `${U}${opSlug}/${side}-${header}`, record: op(slug), opSlug, side, header, wireHeader: side === "source" ? `x-ms-source-${header}` : header, refusal, disputed: given === "S" || given === "D" };
+    });
+  }),
+);
+
+export const FROM_URL_OPS = TABLE.map(([opSlug, slug]) => ({ opSlug, record: op(slug) }));
