@@ -36,7 +36,7 @@ import { loadAllSuites } from "../fixtures/headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { ConfigError } from "../fixtures/target.ts";
 import { operationPinFor, READABLE_SCHEMAS, type OperationPin, type Report } from "../model/result.ts";
-import { narrowBelow, pinApplies, serverVersions, widenTo } from "../model/versions.ts";
+import { narrowBelow, pinApplies, pinFor, serverVersions, widenTo } from "../model/versions.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 
 export const TODO_REASON = "TODO: explain";
@@ -110,6 +110,28 @@ function makePin(p: Pin): Pin {
 }
 
 /**
+ * The pin of an ID's entry that a run of this version speaks to (the one
+ * whose range covers it, else the first: `pinFor`), and how to replace or
+ * drop that one alone: the other pins of a list, for other versions, stay.
+ */
+function slot(file: LoadedFile, id: string, version: string | undefined): { pin?: Pin; set(p: Pin | undefined): void } {
+  const entry = file.data.pins[id];
+  const list = Array.isArray(entry) ? entry : entry ? [entry] : [];
+  const pin = pinFor(entry, version);
+  const at = pin ? list.indexOf(pin) : -1;
+  return {
+    pin,
+    set(p) {
+      const next = [...list];
+      if (at >= 0) next.splice(at, 1, ...(p ? [p] : []));
+      else if (p) next.push(p);
+      if (next.length === 0) delete file.data.pins[id];
+      else file.data.pins[id] = next.length === 1 ? next[0] : next;
+    },
+  };
+}
+
+/**
  * Applies a report to loaded expectation files (in place); returns what
  * changed. `versions`: the target's version per service (pins' ranges are
  * matched against it).
@@ -137,15 +159,16 @@ export function applyReport(
   const byId = new Map<string, RowResult>(report.results.map((r) => [r.id, r]));
   for (const r of report.results) {
     const file = owner.get(r.id);
-    const existing = file?.data.pins[r.id];
     const version = versions[r.service];
+    const held = file ? slot(file, r.id, version) : undefined;
+    const existing = held?.pin;
     if (file && existing && !pinApplies(existing, version)) {
       // A pin for other versions: this run says nothing about it, unless the row failed exactly as pinned.
       const same = r.observed === existing.status && (!existing.signature || existing.signature === r.signature);
       if (r.observed === "FAIL" && same && version) {
         const to = widenTo(existing.versions!, version);
         sum.ranged.push({ id: r.id, from: existing.versions!, to });
-        file.data.pins[r.id] = makePin({ ...existing, versions: to });
+        held!.set(makePin({ ...existing, versions: to }));
       } else {
         if (r.observed === "FAIL") sum.conflicts.push({ id: r.id, versions: existing.versions!, version, signature: r.signature });
         sum.kept.push(r.id);
@@ -157,9 +180,9 @@ export function applyReport(
         const to = existing.versions && version ? narrowBelow(existing.versions, version) : undefined;
         if (to) {
           sum.ranged.push({ id: r.id, from: existing.versions!, to });
-          file.data.pins[r.id] = makePin({ ...existing, versions: to });
+          held!.set(makePin({ ...existing, versions: to }));
         } else {
-          delete file.data.pins[r.id];
+          held!.set(undefined);
           sum.removed.push(r.id);
         }
       }
@@ -175,7 +198,7 @@ export function applyReport(
         if (existing.status !== pin.status || (existing.signature ?? "") !== (pin.signature ?? "")) {
           sum.changed.push({ id: r.id, from: `${existing.status}: ${existing.signature ?? "any"}`, to: `FAIL: ${pin.signature ?? ""}` });
         }
-        file!.data.pins[r.id] = pin;
+        held!.set(pin);
       }
     } else if (existing) {
       sum.kept.push(r.id);
@@ -195,7 +218,7 @@ export function applyReport(
   applyOperations(files, report, versions, sum);
   for (const f of files) {
     f.data.pins = Object.fromEntries(Object.entries(f.data.pins).sort(([a], [b]) => a.localeCompare(b)));
-    for (const [id, pin] of Object.entries(f.data.pins)) if (pin.reason.startsWith("TODO")) sum.todo.push(id);
+    for (const [id, entry] of Object.entries(f.data.pins)) if ([entry].flat().some((pin) => pin.reason.startsWith("TODO"))) sum.todo.push(id);
   }
   return sum;
 }

@@ -136,8 +136,8 @@ describe("expectation files", function () {
 
     // The loader reads the result back: the run would now pass with these pins.
     const loaded = loadExpectations(join(dir, "emu.json"));
-    assert.equal(applyPin(result("blob/lease/new", "FAIL", MSG), loaded.pins["blob/lease/new"]).status, "EXPECTED_FAIL");
-    assert.equal(applyPin(result("blob/x/changed", "FAIL", "a new way to fail"), loaded.pins["blob/x/changed"]).status, "EXPECTED_FAIL");
+    assert.equal(applyPin(result("blob/lease/new", "FAIL", MSG), loaded.pins["blob/lease/new"] as Pin).status, "EXPECTED_FAIL");
+    assert.equal(applyPin(result("blob/x/changed", "FAIL", "a new way to fail"), loaded.pins["blob/x/changed"] as Pin).status, "EXPECTED_FAIL");
   });
 
   it("a topic file left without pins is deleted; a missing main file is created only when needed", function () {

@@ -115,6 +115,21 @@ describe("version-aware pins", function () {
       assert.isUndefined(pins["blob/x/last"], "a range left empty drops the pin");
     });
 
+    it("a list of pins, each for its own range: the run judges by the one covering its version, the updater touches only that one", function () {
+      const OTHER = "Set Blob Tags: expected 204, got 400";
+      const entry = [pin({ versions: ">=3.15.0 <3.29.0", signature: signatureOf(OTHER) }), pin({ versions: ">=3.29.0 <3.35.0" })];
+      assert.equal(judge(result("blob/x/list", "FAIL", OTHER), entry, "3.15.0").status, "EXPECTED_FAIL", "3.15.0: the first pin");
+      assert.equal(judge(result("blob/x/list", "FAIL", MSG), entry, "3.29.0").status, "EXPECTED_FAIL", "3.29.0: the second pin");
+      assert.equal(judge(result("blob/x/list", "FAIL", OTHER), entry, "3.29.0").status, "FAIL", "3.29.0 failing as 3.15.0 does: a different failure");
+      assert.equal(judge(result("blob/x/list", "PASS"), entry, "3.35.0").status, "PASS", "a version no pin covers: the catalogue alone");
+      assert.equal(pinInForce({ "blob/x/list": entry }, { blob: "3.29.0" }, () => "blob")("blob/x/list"), entry[1]);
+      write("emu.json", { pins: { "blob/x/list": entry } });
+      assert.deepEqual(loadExpectations(join(dir, "emu.json")).pins["blob/x/list"], entry, "the loader reads a list");
+      const files = loadFiles(join(dir, "emu.json"), "emu");
+      writeFiles(files, applyReport(files, { results: [result("blob/x/list", "PASS")], notRun: [] }, undefined, { blob: "3.30.0" }));
+      assert.deepEqual(read("emu.json").pins["blob/x/list"] as unknown, [entry[0], { ...entry[1], versions: narrowBelow(">=3.29.0 <3.35.0", "3.30.0") }], "a pass narrows the pin covering it; the other stays");
+    });
+
     it("a topic file with an \"about\" and no pins left is kept", function () {
       write("emu.json", { pins: {} });
       write("emu.table.json", { about: "table service: every row passes", pins: { "table/x/a": pin() } });
