@@ -1,56 +1,34 @@
 // The blob operations of a proxied request, and the answers mutants give in
 // a target's stead. (A helper module: it has no mutants of its own.)
-import { query, segments, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { recordOf } from "../../suites/blob/operations.ts";
+import { operation, segments, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
-export type BlobOp =
-  | "put-blob"
-  | "get-blob"
-  | "get-blob-properties"
-  | "set-blob-properties"
-  | "get-blob-metadata"
-  | "set-blob-metadata"
-  | "lease-blob"
-  | "snapshot-blob"
-  | "copy-blob"
-  | "abort-copy-blob"
-  | "delete-blob"
-  | "put-block"
-  | "put-block-list"
-  | "get-block-list"
-  | "put-page"
-  | "get-page-ranges";
+/** The T2 operations, by their records' slugs (suites/blob/operations.ts). */
+const T2 = [
+  "put-blob",
+  "get-blob",
+  "get-blob-properties",
+  "set-blob-properties",
+  "get-blob-metadata",
+  "set-blob-metadata",
+  "lease-blob",
+  "snapshot-blob",
+  "copy-blob",
+  "abort-copy-blob",
+  "delete-blob",
+  "put-block",
+  "put-block-list",
+  "get-block-list",
+  "put-page",
+  "get-page-ranges",
+] as const;
+export type BlobOp = (typeof T2)[number];
 
-/** Which T2 operation a blob-service request is, if any. */
+/** Which T2 operation a blob-service request is, if any: its record's slug, by the one request classifier. */
 export function blobOp(req: ProxyRequest): BlobOp | undefined {
-  if (req.service !== "blob" || segments(req).length < 2) return undefined;
-  const q = query(req);
-  if (q.get("restype")) return undefined;
-  const comp = q.get("comp");
-  switch (req.method) {
-    case "PUT":
-      if (!comp) return req.headers["x-ms-copy-source"] ? "copy-blob" : "put-blob";
-      return (
-        ({
-          properties: "set-blob-properties",
-          metadata: "set-blob-metadata",
-          lease: "lease-blob",
-          snapshot: "snapshot-blob",
-          copy: "abort-copy-blob",
-          block: "put-block",
-          blocklist: "put-block-list",
-          page: "put-page",
-        }) as Record<string, BlobOp>
-      )[comp];
-    case "GET":
-      if (!comp) return "get-blob";
-      return ({ metadata: "get-blob-metadata", blocklist: "get-block-list", pagelist: "get-page-ranges" } as Record<string, BlobOp>)[comp];
-    case "HEAD":
-      if (!comp) return "get-blob-properties";
-      return comp === "metadata" ? "get-blob-metadata" : undefined;
-    case "DELETE":
-      return comp ? undefined : "delete-blob";
-  }
-  return undefined;
+  if (req.service !== "blob") return undefined;
+  const slug = recordOf(operation(req))?.slug;
+  return slug && (T2 as readonly string[]).includes(slug) ? (slug as BlobOp) : undefined;
 }
 
 export const isOp = (req: ProxyRequest, ...ops: BlobOp[]) => ops.includes(blobOp(req)!);

@@ -8,18 +8,12 @@ import { ALL_CELLS, HEADER_LABEL, type Cell } from "../../suites/blob/conditiona
 import type { BlobOperation } from "../../suites/blob/operations.ts";
 import { abortAnswer, errorResponse } from "./blob-kit.ts";
 import { pendingCopy } from "./lease-kit.ts";
-import { query, segments, type ClaimTable, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { operationFamily } from "../../fixtures/operations.ts";
+import { operation, type ClaimTable, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
-/** The request is the claim's operation (its method, level, comp and copy source). */
-export function isClaimOp(claim: Pick<BlobOperation, "wire">, req: ProxyRequest): boolean {
-  const { wire } = claim;
-  if (req.service !== "blob" || !wire.methods.includes(req.method)) return false;
-  const q = query(req);
-  const onContainer = q.get("restype") === "container" && segments(req).length === 1;
-  const onBlob = !q.get("restype") && segments(req).length >= 2;
-  if (wire.container ? !onContainer : !onBlob) return false;
-  if ((q.get("comp") ?? undefined) !== wire.comp) return false;
-  return !!req.headers["x-ms-copy-source"] === !!wire.copySource;
+/** The request is the record's operation, as the one request classifier (fixtures/operations.ts) names it. */
+export function isClaimOp(claim: Pick<BlobOperation, "operation">, req: ProxyRequest): boolean {
+  return req.service === "blob" && operationFamily(operation(req)) === claim.operation;
 }
 
 const slug = (cell: Cell) => `cond-${cell.claim.row.slice(cell.claim.row.lastIndexOf("/") + 1)}-${cell.onSource ? "source-" : ""}${HEADER_LABEL[cell.header].toLowerCase()}`;

@@ -1,11 +1,12 @@
 // One record per REST operation of the blob service that a claim table
-// names: its REST name (as fixtures/operations.ts classifies a request), the
-// slug its rows' IDs use, the resource it acts on, its kind, how it looks on
-// the wire, the raw request that performs it, and what it leaves behind (a
-// write's effect, a read's reply). The claim tables (the conditional columns
-// of T1/T2, the lease column, the tag predicates of X-T) add what they claim
-// about an operation beside its record; adding or correcting an operation is
-// one edit here.
+// names: its REST name (as fixtures/operations.ts classifies a request: the
+// mutants find an operation's requests by it), the slug its rows' IDs use,
+// the resource it acts on, its kind, the raw request that performs it, and
+// what it leaves behind (a write's effect, a read's reply). The claim tables
+// (the conditional columns of T1/T2, the tag predicates of X-T, the From-URL
+// conditions of X-U) add what they claim about an operation beside its
+// record; adding or correcting an operation is one edit here.
+import { operationFamily } from "../../fixtures/operations.ts";
 import type { RawRequest, RawResponse } from "../../fixtures/raw.ts";
 
 /** Where a cell's request goes. */
@@ -44,8 +45,8 @@ export interface BlobOperation {
   operation: string;
   resource: "container" | "block-blob" | "page-blob" | "append-blob";
   kind: "read" | "write";
-  /** How the request looks on the wire, for the mutants: method(s), container-level or not, comp, a copy source. */
-  wire: { methods: string[]; container?: boolean; comp?: string; copySource?: boolean };
+  /** It reads a source blob (`x-ms-copy-source`: the subject's `sourceUrl`). */
+  readsSource?: true;
   request(s: Subject): RawRequest;
   /** The change a permitted request makes, seen in the state read back. */
   effect?: { what: string; holds(s: ResourceState): boolean };
@@ -66,18 +67,18 @@ export const BLOCK_ID = Buffer.from("cell-block-0001").toString("base64");
 export const LEASE_ID = "c0c0a000-0000-4000-8000-00000000c0de";
 
 const RECORDS: BlobOperation[] = [
-  { slug: "create-container", operation: "Create Container", resource: "container", kind: "write", wire: { methods: ["PUT"], container: true },
+  { slug: "create-container", operation: "Create Container", resource: "container", kind: "write",
     request: (s) => ({ method: "PUT", ...container(s) }), effect: { what: "the container exists", holds: (s) => s.exists } },
-  { slug: "get-container-properties", operation: "Get Container Properties", resource: "container", kind: "read", wire: { methods: ["GET", "HEAD"], container: true },
+  { slug: "get-container-properties", operation: "Get Container Properties", resource: "container", kind: "read",
     request: (s) => ({ method: "GET", ...container(s) }) },
-  { slug: "get-container-metadata", operation: "Get Container Metadata", resource: "container", kind: "read", wire: { methods: ["GET", "HEAD"], container: true, comp: "metadata" },
+  { slug: "get-container-metadata", operation: "Get Container Metadata", resource: "container", kind: "read",
     request: (s) => ({ method: "GET", ...container(s, "metadata") }) },
-  { slug: "set-container-metadata", operation: "Set Container Metadata", resource: "container", kind: "write", wire: { methods: ["PUT"], container: true, comp: "metadata" },
+  { slug: "set-container-metadata", operation: "Set Container Metadata", resource: "container", kind: "write",
     request: (s) => ({ method: "PUT", ...container(s, "metadata"), headers: { "x-ms-meta-state": "permitted" } }),
     effect: { what: "the metadata is the permitted request's", holds: (s) => s.metadata?.state === "permitted" } },
-  { slug: "get-container-acl", operation: "Get Container ACL", resource: "container", kind: "read", wire: { methods: ["GET", "HEAD"], container: true, comp: "acl" },
+  { slug: "get-container-acl", operation: "Get Container ACL", resource: "container", kind: "read",
     request: (s) => ({ method: "GET", ...container(s, "acl") }) },
-  { slug: "set-container-acl", operation: "Set Container ACL", resource: "container", kind: "write", wire: { methods: ["PUT"], container: true, comp: "acl" },
+  { slug: "set-container-acl", operation: "Set Container ACL", resource: "container", kind: "write",
     request: (s) => ({
       method: "PUT",
       ...container(s, "acl"),
@@ -85,74 +86,74 @@ const RECORDS: BlobOperation[] = [
       body: `<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers><SignedIdentifier><Id>permitted</Id><AccessPolicy><Permission>r</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>`,
     }),
     effect: { what: "the ACL holds the permitted request's policy", holds: (s) => JSON.stringify(s.acl) === '["permitted"]' } },
-  { slug: "delete-container", operation: "Delete Container", resource: "container", kind: "write", wire: { methods: ["DELETE"], container: true },
+  { slug: "delete-container", operation: "Delete Container", resource: "container", kind: "write",
     request: (s) => ({ method: "DELETE", ...container(s) }), effect: { what: "the container is gone", holds: (s) => !s.exists } },
-  { slug: "lease-container", operation: "Lease Container", resource: "container", kind: "write", wire: { methods: ["PUT"], container: true, comp: "lease" },
+  { slug: "lease-container", operation: "Lease Container", resource: "container", kind: "write",
     request: (s) => ({ method: "PUT", ...container(s, "lease"), headers: { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "-1", "x-ms-proposed-lease-id": LEASE_ID } }),
     effect: { what: "the container is leased", holds: (s) => s.leaseState === "leased" } },
-  { slug: "list-blobs", operation: "List Blobs", resource: "container", kind: "read", wire: { methods: ["GET"], container: true, comp: "list" },
+  { slug: "list-blobs", operation: "List Blobs", resource: "container", kind: "read",
     request: (s) => ({ method: "GET", ...container(s, "list") }) },
-  { slug: "put-blob", operation: "Put Blob", resource: "block-blob", kind: "write", wire: { methods: ["PUT"] },
+  { slug: "put-blob", operation: "Put Blob", resource: "block-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s), headers: { "x-ms-blob-type": "BlockBlob" }, body: NEW_CONTENT }),
     effect: { what: "the content is the permitted request's", holds: (s) => s.content === NEW_CONTENT } },
-  { slug: "get-blob", operation: "Get Blob", resource: "block-blob", kind: "read", wire: { methods: ["GET"] },
+  { slug: "get-blob", operation: "Get Blob", resource: "block-blob", kind: "read",
     request: (s) => ({ method: "GET", ...blob(s) }),
     reply: { what: "the content and x-ms-meta-state are the blob's", holds: (res, s) => res.body === s.content && metadataReply.holds(res) } },
-  { slug: "get-blob-properties", operation: "Get Blob Properties", resource: "block-blob", kind: "read", wire: { methods: ["HEAD"] },
+  { slug: "get-blob-properties", operation: "Get Blob Properties", resource: "block-blob", kind: "read",
     request: (s) => ({ method: "HEAD", ...blob(s) }), reply: metadataReply },
-  { slug: "set-blob-properties", operation: "Set Blob Properties", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], comp: "properties" },
+  { slug: "set-blob-properties", operation: "Set Blob Properties", resource: "block-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s, "properties"), headers: { "x-ms-blob-content-type": "text/x-permitted" } }),
     effect: { what: "the Content-Type is the permitted request's", holds: (s) => s.contentType === "text/x-permitted" } },
-  { slug: "get-blob-metadata", operation: "Get Blob Metadata", resource: "block-blob", kind: "read", wire: { methods: ["GET", "HEAD"], comp: "metadata" },
+  { slug: "get-blob-metadata", operation: "Get Blob Metadata", resource: "block-blob", kind: "read",
     request: (s) => ({ method: "GET", ...blob(s, "metadata") }), reply: metadataReply },
-  { slug: "set-blob-metadata", operation: "Set Blob Metadata", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], comp: "metadata" },
+  { slug: "set-blob-metadata", operation: "Set Blob Metadata", resource: "block-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s, "metadata"), headers: { "x-ms-meta-state": "permitted" } }),
     effect: { what: "the metadata is the permitted request's", holds: (s) => s.metadata?.state === "permitted" } },
-  { slug: "lease-blob", operation: "Lease Blob", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], comp: "lease" },
+  { slug: "lease-blob", operation: "Lease Blob", resource: "block-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s, "lease"), headers: { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "-1", "x-ms-proposed-lease-id": LEASE_ID } }),
     effect: { what: "the blob is leased", holds: (s) => s.leaseState === "leased" } },
-  { slug: "snapshot-blob", operation: "Snapshot Blob", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], comp: "snapshot" },
+  { slug: "snapshot-blob", operation: "Snapshot Blob", resource: "block-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s, "snapshot") }), effect: { what: "a snapshot exists", holds: (s) => s.snapshots === 1 } },
-  { slug: "copy-blob", operation: "Copy Blob", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], copySource: true },
+  { slug: "copy-blob", operation: "Copy Blob", resource: "block-blob", kind: "write", readsSource: true,
     request: (s) => ({ method: "PUT", ...blob(s), headers: { "x-ms-copy-source": s.sourceUrl! } }),
     effect: { what: "the destination holds the source's content", holds: (s) => s.content === SOURCE_CONTENT } },
-  { slug: "abort-copy-blob", operation: "Abort Copy Blob", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], comp: "copy" },
+  { slug: "abort-copy-blob", operation: "Abort Copy Blob", resource: "block-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s, "copy", { copyid: s.copyId! }), headers: { "x-ms-copy-action": "abort" } }),
     effect: { what: "the copy is aborted", holds: (s) => s.copyStatus === "aborted" } },
-  { slug: "delete-blob", operation: "Delete Blob", resource: "block-blob", kind: "write", wire: { methods: ["DELETE"] },
+  { slug: "delete-blob", operation: "Delete Blob", resource: "block-blob", kind: "write",
     request: (s) => ({ method: "DELETE", ...blob(s) }), effect: { what: "the blob is gone", holds: (s) => !s.exists } },
-  { slug: "put-block", operation: "Put Block", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], comp: "block" },
+  { slug: "put-block", operation: "Put Block", resource: "block-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s, "block", { blockid: BLOCK_ID }), body: NEW_CONTENT }),
     effect: { what: "the block is uncommitted in the block list", holds: (s) => !!s.uncommitted?.includes(BLOCK_ID) } },
-  { slug: "put-block-list", operation: "Put Block List", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], comp: "blocklist" },
+  { slug: "put-block-list", operation: "Put Block List", resource: "block-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s, "blocklist"), body: `<?xml version="1.0" encoding="utf-8"?><BlockList><Latest>${BLOCK_ID}</Latest></BlockList>` }),
     effect: { what: "the content is the committed block's", holds: (s) => s.content === NEW_CONTENT } },
-  { slug: "get-block-list", operation: "Get Block List", resource: "block-blob", kind: "read", wire: { methods: ["GET"], comp: "blocklist" },
+  { slug: "get-block-list", operation: "Get Block List", resource: "block-blob", kind: "read",
     request: (s) => ({ method: "GET", ...blob(s, "blocklist", { blocklisttype: "all" }) }) },
-  { slug: "put-page", operation: "Put Page", resource: "page-blob", kind: "write", wire: { methods: ["PUT"], comp: "page" },
+  { slug: "put-page", operation: "Put Page", resource: "page-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s, "page"), headers: { "x-ms-range": "bytes=0-511", "x-ms-page-write": "update" }, body: PAGE }),
     effect: { what: "the page is written", holds: (s) => s.pages === "0-511" } },
-  { slug: "get-page-ranges", operation: "Get Page Ranges", resource: "page-blob", kind: "read", wire: { methods: ["GET"], comp: "pagelist" },
+  { slug: "get-page-ranges", operation: "Get Page Ranges", resource: "page-blob", kind: "read",
     request: (s) => ({ method: "GET", ...blob(s, "pagelist") }) },
   // Beyond the article (catalogue, section X).
-  { slug: "get-blob-tags", operation: "Get Blob Tags", resource: "block-blob", kind: "read", wire: { methods: ["GET"], comp: "tags" },
+  { slug: "get-blob-tags", operation: "Get Blob Tags", resource: "block-blob", kind: "read",
     request: (s) => ({ method: "GET", ...blob(s, "tags") }), reply: { what: "the tag set is the blob's", holds: (res) => /<Tag>\s*<Key>state<\/Key>/.test(res.body) } },
-  { slug: "append-block", operation: "Append Block", resource: "append-blob", kind: "write", wire: { methods: ["PUT"], comp: "appendblock" },
+  { slug: "append-block", operation: "Append Block", resource: "append-blob", kind: "write",
     request: (s) => ({ method: "PUT", ...blob(s, "appendblock"), body: NEW_CONTENT }),
     effect: { what: "the block is appended", holds: (s) => s.content === "original" + NEW_CONTENT } },
-  { slug: "append-block-from-url", operation: "Append Block From URL", resource: "append-blob", kind: "write", wire: { methods: ["PUT"], comp: "appendblock", copySource: true },
+  { slug: "append-block-from-url", operation: "Append Block From URL", resource: "append-blob", kind: "write", readsSource: true,
     request: (s) => ({ method: "PUT", ...blob(s, "appendblock"), headers: { "x-ms-copy-source": s.sourceUrl! } }),
     effect: { what: "the source's bytes are appended", holds: (s) => s.content === "original" + SOURCE_CONTENT } },
-  { slug: "put-blob-from-url", operation: "Put Blob From URL", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], copySource: true },
+  { slug: "put-blob-from-url", operation: "Put Blob From URL", resource: "block-blob", kind: "write", readsSource: true,
     request: (s) => ({ method: "PUT", ...blob(s), headers: { "x-ms-copy-source": s.sourceUrl!, "x-ms-blob-type": "BlockBlob" } }),
     effect: { what: "the blob holds the source's bytes", holds: (s) => s.content === SOURCE_CONTENT } },
-  { slug: "put-block-from-url", operation: "Put Block From URL", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], comp: "block", copySource: true },
+  { slug: "put-block-from-url", operation: "Put Block From URL", resource: "block-blob", kind: "write", readsSource: true,
     request: (s) => ({ method: "PUT", ...blob(s, "block", { blockid: BLOCK_ID }), headers: { "x-ms-copy-source": s.sourceUrl! } }),
     effect: { what: "the block is uncommitted in the block list", holds: (s) => !!s.uncommitted?.includes(BLOCK_ID) } },
-  { slug: "copy-blob-from-url", operation: "Copy Blob From URL", resource: "block-blob", kind: "write", wire: { methods: ["PUT"], copySource: true },
+  { slug: "copy-blob-from-url", operation: "Copy Blob From URL", resource: "block-blob", kind: "write", readsSource: true,
     request: (s) => ({ method: "PUT", ...blob(s), headers: { "x-ms-copy-source": s.sourceUrl!, "x-ms-requires-sync": "true" } }),
     effect: { what: "the destination holds the source's bytes", holds: (s) => s.content === SOURCE_CONTENT && s.copyStatus === "success" } },
-  { slug: "put-page-from-url", operation: "Put Page From URL", resource: "page-blob", kind: "write", wire: { methods: ["PUT"], comp: "page", copySource: true },
+  { slug: "put-page-from-url", operation: "Put Page From URL", resource: "page-blob", kind: "write", readsSource: true,
     request: (s) => ({ method: "PUT", ...blob(s, "page"), headers: { "x-ms-page-write": "update", "x-ms-range": "bytes=0-511", "x-ms-source-range": "bytes=0-511", "x-ms-copy-source": s.sourceUrl! } }),
     effect: { what: "the page holds the source's bytes", holds: (s) => s.pages === "0-511" && s.content === SOURCE_CONTENT } },
 ];
@@ -160,6 +161,12 @@ const RECORDS: BlobOperation[] = [
 export const BLOB_OPERATIONS: ReadonlyMap<string, BlobOperation> = new Map(RECORDS.map((r) => [r.slug, r]));
 
 /** The record of an operation by its slug. */
+/** The record of a REST operation (or its family: "Lease Blob (acquire)" is Lease Blob's). */
+export function recordOf(operation: string): BlobOperation | undefined {
+  const family = operationFamily(operation);
+  return RECORDS.find((r) => r.operation === family);
+}
+
 export function op(slug: string): BlobOperation {
   const r = BLOB_OPERATIONS.get(slug);
   if (!r) throw new Error(`no blob operation record ${slug}`);

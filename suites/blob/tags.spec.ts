@@ -50,7 +50,7 @@ async function tagHistory(t: RowContext, claim: TagClaim): Promise<TagHistory> {
   const kind = claim.resource === "container" ? "block-blob" : claim.resource;
   const b = await newBlobOf(t, kind, c);
   const subject: Subject = { container: c.containerName, blob: b.name };
-  if (claim.wire.copySource) {
+  if (claim.readsSource) {
     const src = await newBlockBlob(t, SOURCE_CONTENT, c);
     // Copy Blob reads a source of its own account by the request's authorization; the From-URL operations need a SAS.
     subject.sourceUrl = claim.slug === "copy-blob" ? src.url : await readableUrl(t, src);
