@@ -11,6 +11,7 @@
 import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
+import { inStrand } from "../../fixtures/evidence.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
 import {
   blobInState,
@@ -165,11 +166,13 @@ async function runCell(t: RowContext, resource: LeaseResource, action: Action, c
   const alone = variations.length === 1;
   const whatOf = (v: Variation) => `${ACTION_LABEL[action]} on ${onState(column)}${alone ? "" : ` (${variationText(v, column)})`}`;
   if (lapses(column)) {
-    // Every variation's lease lapses at once; then each is acted on in turn.
-    const xs: LeaseTarget[] = [];
-    for (const _ of variations) xs.push(await r.create(t));
+    // Every variation's lease lapses at once; then all are acted on at once, each a strand of the
+    // evidence with its own steps. The first failure in the variations' order decides (a stable message).
+    const xs: LeaseTarget[] = await Promise.all(variations.map(() => r.create(t)));
     const stated = await leasesInState(t, xs, column, true);
-    for (const [i, v] of variations.entries()) await act(t, action, column, outcomes, stated[i], v, whatOf(v), alone);
+    const settled = await Promise.allSettled(variations.map((v, i) => inStrand(() => act(t, action, column, outcomes, stated[i], v, whatOf(v), alone))));
+    const failed = settled.find((x): x is PromiseRejectedResult => x.status === "rejected");
+    if (failed) throw failed.reason;
     return;
   }
   for (const v of variations) {
