@@ -15,16 +15,13 @@ import { HEADER_LABEL } from "./conditional-claims.ts";
 import { blobState, headerValue, newBlobOf, secondLater, type BlobKind } from "./conditional-kit.ts";
 import { FROM_URL_CELLS, FROM_URL_OPS, type FromUrlCell } from "./from-url-claims.ts";
 import { SOURCE_CONTENT, type Subject } from "./operations.ts";
-import { readableUrl, restRow, sendRaw } from "./rest-kit.ts";
+import { readableUrl, restRow, sendOperation } from "./rest-kit.ts";
 
 const CONDITIONAL = "Specifying Conditional Headers for Blob Service Operations";
 const show = (r: RawResponse) => `${r.status}${r.errorCode ? " " + r.errorCode : ""}`;
 const kindOf = (cell: FromUrlCell) => cell.record.resource as BlobKind;
 
-function send(t: RowContext, what: string, cell: FromUrlCell, s: Subject, headers: Record<string, string> = {}): Promise<RawResponse> {
-  const req = cell.record.request(s);
-  return sendRaw(t, what, { container: s.container, blob: s.blob! }, { ...req, headers: { ...(req.headers as Record<string, string>), ...headers } });
-}
+const send = (t: RowContext, what: string, cell: FromUrlCell, s: Subject, headers: Record<string, string> = {}) => sendOperation(t, what, cell.record, s, headers);
 
 /** A 2xx: 201, or for Copy Blob From URL 202 (its x-ms-copy-status: success is in the effect). */
 const succeeded = (res: RawResponse) => res.status >= 200 && res.status < 300;

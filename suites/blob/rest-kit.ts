@@ -9,6 +9,7 @@ import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { isRecordedRequestHeader } from "../../fixtures/evidence.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { lastSent } from "./blob-kit.ts";
+import type { BlobOperation, Subject } from "./operations.ts";
 
 /** A blob by name: the subject of raw requests. */
 export interface BlobRef {
@@ -38,6 +39,12 @@ export async function sendRaw(t: RowContext, what: string, b: BlobRef, req: Requ
   const sent = lastSent();
   for (const h of Object.keys(req.headers ?? {})) if (isRecordedRequestHeader(h)) expectSent(what, sent, h);
   return res;
+}
+
+/** An operation's record sent raw on its subject, with `headers` added (the conditions a row is about). */
+export function sendOperation(t: RowContext, what: string, record: BlobOperation, s: Subject, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const req = record.request(s);
+  return sendRaw(t, what, { container: s.container, blob: s.blob! }, { ...req, headers: { ...(req.headers as Record<string, string>), ...headers } });
 }
 
 /** A 2xx answer, or a failure naming the status and code. */

@@ -12,7 +12,7 @@ import { allAnswered, notAvailable, RowSignal } from "../../fixtures/signals.ts"
 import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
 import { blobState, newBlobOf, secondLater } from "./conditional-kit.ts";
 import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type ResourceState, type Subject } from "./operations.ts";
-import { expectOk, readableUrl, refOf, restRow, sendRaw } from "./rest-kit.ts";
+import { expectOk, readableUrl, refOf, restRow, sendOperation, sendRaw } from "./rest-kit.ts";
 import { IF_TAGS, predicate, T, TAG_CLAIMS, type TagClaim } from "./tags-claims.ts";
 
 const CONDITIONAL = "Specifying Conditional Headers for Blob Service Operations (Tags Conditional Operations)";
@@ -23,7 +23,7 @@ const tagsBody = (tags: Record<string, string>) =>
 
 /** Set Blob Tags, raw (with a predicate when given). */
 const setTags = (t: RowContext, what: string, b: BlobClient, tags: Record<string, string>, headers: Record<string, string> = {}) =>
-  sendRaw(t, what, refOf(t.blob.getContainerClient(b.containerName), b.name), { method: "PUT", query: { comp: "tags" }, headers: { "content-type": "application/xml", ...headers }, body: tagsBody(tags) });
+  sendRaw(t, what, { container: b.containerName, blob: b.name }, { method: "PUT", query: { comp: "tags" }, headers: { "content-type": "application/xml", ...headers }, body: tagsBody(tags) });
 
 /** The tags, keys in order (a tag set has no order). */
 const tagsOf = async (b: BlobClient) => Object.fromEntries(Object.entries((await b.getTags()).tags).sort(([x], [y]) => x.localeCompare(y)));
@@ -66,10 +66,7 @@ async function tagHistory(t: RowContext, claim: TagClaim): Promise<TagHistory> {
   return { subject, b, read: () => stateWithTags(b, c, claim.resource) };
 }
 
-function sendWithPredicate(t: RowContext, what: string, claim: TagClaim, h: TagHistory, value: string): Promise<RawResponse> {
-  const req = claim.request(h.subject);
-  return sendRaw(t, what, { container: h.subject.container, blob: h.subject.blob! }, { ...req, headers: { ...(req.headers as Record<string, string>), [IF_TAGS]: predicate(value) } });
-}
+const sendWithPredicate = (t: RowContext, what: string, claim: TagClaim, h: TagHistory, value: string) => sendOperation(t, what, claim, h.subject, { [IF_TAGS]: predicate(value) });
 
 async function runTagCell(t: RowContext, claim: TagClaim): Promise<void> {
   const h = await tagHistory(t, claim);
