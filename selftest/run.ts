@@ -10,7 +10,8 @@
 // too, and the figures quoted in the docs come from it). Each process's
 // output is printed whole when it ends; at the end, the wall and CPU time of
 // each (its process and the children it waited for: on two cores the CPU,
-// not the waits, sets the total), slowest first, then the line
+// not the waits, sets the total), slowest first, the failing tests again
+// with the head of each error, then the line
 // `N passed, N failed, N skipped`. The model rows' kill rates
 // (models.test.ts) are measured with nothing else running: a lease model
 // sequence runs within a time budget, so a loaded machine cuts sequences
@@ -46,6 +47,8 @@ interface Tally {
   cpuSeconds?: number;
   /** Seconds per file, where a process ran several. */
   perFile?: Record<string, number>;
+  /** The failing tests and the head of each error (see worker.ts). */
+  failing?: { title: string; error: string }[];
 }
 interface Job {
   name: string;
@@ -138,6 +141,12 @@ for (const r of [...done].sort((a, b) => b.seconds - a.seconds).filter((r) => ra
   console.log(`  ${String(Math.round(r.seconds)).padStart(4)} s ${cpu.padStart(10)}  ${r.job.name}  (${r.tally.passes} passed, ${r.tally.failures} failed, ${r.tally.pending} skipped)`);
   if (r.job.files.length < 2) continue;
   for (const [f, sec] of Object.entries(r.tally.perFile ?? {}).sort((a, b) => b[1] - a[1])) console.log(`  ${sec.toFixed(1).padStart(16)} s  ${relative(here, f)}`);
+}
+const failing = done.flatMap((r) => (r.tally.failing ?? []).map((f) => ({ ...f, file: r.job.name })));
+if (failing.length) {
+  // Again here, whole outputs above may be long: the failures are the first thing to read.
+  console.log(`\nfailing self-tests (${failing.length}):`);
+  for (const f of failing) console.log(`  ${f.file}: ${f.title}\n${f.error.replace(/^/gm, "      ")}`);
 }
 console.log(`\nselftest wall time: ${wall} s`);
 console.log(`${total.passes} passed, ${total.failures} failed, ${total.pending} skipped`);

@@ -35,8 +35,11 @@ function cpuSeconds(): number {
 const perFile: Record<string, number> = {};
 const began = new Map<Mocha.Suite, number>();
 const topLevel = (s: Mocha.Suite) => !!s.file && !!s.parent?.root;
+/** Each failing test with the head of its error, for run.ts to print again at the very end (a CI log keeps only its tail). */
+const failing: { title: string; error: string }[] = [];
 const stats = await new Promise<Mocha.Stats>((done) => {
   const runner = mocha.run(() => done(runner.stats!));
+  runner.on("fail", (test, err: Error) => failing.push({ title: test.fullTitle(), error: String(err?.message ?? err).slice(0, 2000) }));
   runner.on("suite", (s) => void (topLevel(s) && began.set(s, Date.now())));
   runner.on("suite end", (s) => {
     if (topLevel(s)) perFile[s.file!] = (perFile[s.file!] ?? 0) + (Date.now() - began.get(s)!) / 1000;
@@ -44,5 +47,5 @@ const stats = await new Promise<Mocha.Stats>((done) => {
 });
 // Stopped (and reaped) before the CPU time is read, so the figure includes it.
 await stopSharedAzurite();
-if (tally) writeFileSync(tally, JSON.stringify({ passes: stats.passes, failures: stats.failures, pending: stats.pending, cpuSeconds: cpuSeconds(), perFile }));
+if (tally) writeFileSync(tally, JSON.stringify({ passes: stats.passes, failures: stats.failures, pending: stats.pending, cpuSeconds: cpuSeconds(), perFile, failing }));
 process.exit(stats.failures > 0 ? 1 : 0);
