@@ -27,6 +27,7 @@ const program = withOneLineErrors(
     .option("--request-timeout <ms>", "per-try request timeout (env CONFORMANCE_REQUEST_TIMEOUT_MS, default 10000)")
     .option("--max-tries <n>", "tries per request; 500, 502, 503, 504, 408 and resets are retried (env CONFORMANCE_MAX_TRIES, default 4)")
     .option("--seed <n>", "seed of the model rows' random sequences, to replay a run (env CONFORMANCE_SEED; default a fresh one, printed in each model row's notes)")
+    .option("--list", "list the selected rows (ID, level, file:line of its code, title) and run nothing")
     .addOption(new Option("--no-cleanup", "keep what the run created (env CONFORMANCE_CLEANUP=false)"))
     .option("--env-file <path>", "dotenv file to read", ".env"),
 );
@@ -52,10 +53,14 @@ process.on("unhandledRejection", crash);
 async function main(): Promise<number> {
   const stop = parseArgs(program);
   if (stop !== undefined) return stop;
-  const opts = program.opts<Flags & { envFile: string; cleanup: boolean }>();
+  const opts = program.opts<Flags & { envFile: string; cleanup: boolean; list?: boolean }>();
   dotenv.config({ path: opts.envFile, quiet: true });
   try {
     const config = resolveConfig({ ...opts, cleanup: opts.cleanup === false ? false : undefined });
+    if (opts.list) {
+      const { listRows } = await import("../fixtures/list-rows.ts");
+      return await listRows(config);
+    }
     // A malformed connection string is reported before anything heavy loads.
     if (config.connectionString) resolveConnectionString(config.connectionString);
     // Loaded only now: --help and bad settings answer without loading the SDKs.

@@ -142,6 +142,8 @@ export interface RowResult {
   retried?: { message?: string; durationMs: number; evidence: Exchange[] };
   /** UNSUPPORTED: the operations the target answered as not implemented, one entry each. */
   unsupported?: Unsupported[];
+  /** Where the row's code is: `file:line` of its ID, or of its claim for a generated row (`--list` shows the same). */
+  location?: string;
   /**
    * A server fault decided the row (FAIL): the operations the target answered
    * with a server error on every try, in both runs of the row, one entry each.

@@ -98,7 +98,7 @@ function evidenceTable(r: RowResult): string {
 }
 
 function resultDetail(r: RowResult): string {
-  const parts = [`<p><code>${esc(r.id)}</code> ${badge(r.status)} <span class="meta">${esc(r.level)} · ${esc(r.source)} · ${esc(r.durationMs)} ms</span></p>`];
+  const parts = [`<p><code>${esc(r.id)}</code> ${badge(r.status)} <span class="meta">${esc(r.level)} · ${esc(r.source)} · ${esc(r.durationMs)} ms${r.location ? ` · code <code>${esc(r.location)}</code>` : ""}</span></p>`];
   parts.push(`<p>${esc(r.title)}</p>`);
   if (r.status !== r.observed) parts.push(`<p class="meta">Observed before expectations: ${esc(r.observed)}</p>`);
   if (r.message) parts.push(`<p class="msg">${esc(r.message)}</p>`);

@@ -26,6 +26,7 @@ export function writeJUnit(report: Report, dir: string): string {
       .time(r.durationMs / 1000)
       .property("status", r.status)
       .property("level", r.level);
+    if (r.location) tc.file(r.location);
     const exchanges = () => r.evidence.map((e) => `${e.method} ${e.url} -> ${e.status ?? e.transportError} ${e.errorCode ?? ""}`).join("\n");
     if (failsRun(r)) {
       tc.failure(r.message ?? r.status, r.status);

@@ -23,13 +23,13 @@ const pos = { header: APPENDPOS, code: "AppendPositionConditionNotMet" } as cons
 const max = { header: MAXSIZE, code: "MaxBlobSizeConditionNotMet" } as const;
 
 export const APPEND_CLAIMS: AppendClaim[] = [
-  { row: `${A}appendpos/holds`, operation: "Append Block", ...pos, failing: false, holding: true },
-  { row: `${A}appendpos/fails`, operation: "Append Block", ...pos, failing: true, holding: false },
-  { row: `${A}appendpos/retry-once`, operation: "Append Block", ...pos, failing: true, holding: true },
-  { row: `${A}appendpos/race`, operation: "Append Block", ...pos, failing: true, holding: true },
-  { row: `${A}maxsize/fails`, operation: "Append Block", ...max, failing: true, holding: false },
-  { row: `${A}maxsize/boundary`, operation: "Append Block", ...max, failing: true, holding: true },
-  { row: `${A}seal/appendpos`, operation: "Append Blob Seal", ...pos, failing: true, holding: true },
-  { row: `${A}from-url/appendpos`, operation: "Append Block From URL", ...pos, failing: true, holding: true },
-  { row: `${A}from-url/maxsize`, operation: "Append Block From URL", ...max, failing: true, holding: false },
+  { row: "blob/append/appendpos/holds", operation: "Append Block", ...pos, failing: false, holding: true },
+  { row: "blob/append/appendpos/fails", operation: "Append Block", ...pos, failing: true, holding: false },
+  { row: "blob/append/appendpos/retry-once", operation: "Append Block", ...pos, failing: true, holding: true },
+  { row: "blob/append/appendpos/race", operation: "Append Block", ...pos, failing: true, holding: true },
+  { row: "blob/append/maxsize/fails", operation: "Append Block", ...max, failing: true, holding: false },
+  { row: "blob/append/maxsize/boundary", operation: "Append Block", ...max, failing: true, holding: true },
+  { row: "blob/append/seal/appendpos", operation: "Append Blob Seal", ...pos, failing: true, holding: true },
+  { row: "blob/append/from-url/appendpos", operation: "Append Block From URL", ...pos, failing: true, holding: true },
+  { row: "blob/append/from-url/maxsize", operation: "Append Block From URL", ...max, failing: true, holding: false },
 ];

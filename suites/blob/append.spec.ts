@@ -8,7 +8,7 @@ import type { RowContext } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
 import { expectUnchanged } from "./blob-kit.ts";
-import { A, APPEND_CLAIMS, APPENDPOS, MAXSIZE } from "./append-claims.ts";
+import { APPEND_CLAIMS, APPENDPOS, MAXSIZE } from "./append-claims.ts";
 import { contentDigest, expectOk, readableUrl, refOf, restRow, sendRaw, viewOf, type BlobRef, type BlobView } from "./rest-kit.ts";
 
 const FIRST = "first block;";
@@ -61,7 +61,7 @@ async function source(t: RowContext, a: AppendBlob, content: string): Promise<st
 }
 
 const rows = [
-  restRow(`${A}appendpos/holds`, "Append Block with appendpos equal to the length → 201, x-ms-blob-append-offset = the length, a new ETag; the block appended", APPEND_PAGE, async (t) => {
+  restRow("blob/append/appendpos/holds", "Append Block with appendpos equal to the length → 201, x-ms-blob-append-offset = the length, a new ETag; the block appended", APPEND_PAGE, async (t) => {
     const a = await newAppendBlob(t);
     const before = await viewOf(t, a.ref, "read the blob (this client)");
     const what = "Append Block with appendpos = the length";
@@ -73,7 +73,7 @@ const rows = [
     expectTrue(`${what}: the ETag read back is not the answer's`, after.etag === res.headers["etag"]);
     expectContent(`${what}: the blob read back`, after, a.content + BLOCK);
   }),
-  restRow(`${A}appendpos/fails`, "Append Block with a stale appendpos (read before another writer appended) or one past the end → 412 AppendPositionConditionNotMet, the blob unchanged", APPEND_PAGE, async (t) => {
+  restRow("blob/append/appendpos/fails", "Append Block with a stale appendpos (read before another writer appended) or one past the end → 412 AppendPositionConditionNotMet, the blob unchanged", APPEND_PAGE, async (t) => {
     const a = await newAppendBlob(t);
     const read = await viewOf(t, a.ref, "read the blob (this client)");
     await otherWriterAppends(t, a);
@@ -84,7 +84,7 @@ const rows = [
       expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
     }
   }),
-  restRow(`${A}appendpos/retry-once`, "A retried append (same body, same appendpos) after a success → 412 AppendPositionConditionNotMet; the data is in the blob once", APPEND_PAGE, async (t) => {
+  restRow("blob/append/appendpos/retry-once", "A retried append (same body, same appendpos) after a success → 412 AppendPositionConditionNotMet; the data is in the blob once", APPEND_PAGE, async (t) => {
     const a = await newAppendBlob(t);
     const before = await viewOf(t, a.ref, "read the blob (this client)");
     const headers = { [APPENDPOS]: String(before.length) };
@@ -93,7 +93,7 @@ const rows = [
     refused(what, await append(t, what, a, BLOCK, headers), "AppendPositionConditionNotMet");
     expectContent(`${what}: the blob read back`, await viewOf(t, a.ref), a.content + BLOCK);
   }),
-  restRow(`${A}appendpos/race`, "Four clients append at once with the same appendpos: exactly one gets 201, the others 412 AppendPositionConditionNotMet; the blob grew by the winner's block only", APPEND_PAGE, async (t) => {
+  restRow("blob/append/appendpos/race", "Four clients append at once with the same appendpos: exactly one gets 201, the others 412 AppendPositionConditionNotMet; the blob grew by the winner's block only", APPEND_PAGE, async (t) => {
     const a = await newAppendBlob(t);
     const before = await viewOf(t, a.ref, "read the blob (every client)");
     const bodies = [0, 1, 2, 3].map((i) => `writer ${i} block;`);
@@ -103,14 +103,14 @@ const rows = [
     for (const [i, r] of answers.entries()) if (i !== winners[0]) refused(`writer ${i}, who lost the race`, r, "AppendPositionConditionNotMet");
     expectContent("the blob after the race", await viewOf(t, a.ref), a.content + bodies[winners[0]]);
   }),
-  restRow(`${A}maxsize/fails`, "An append that would take the length past maxsize → 412 MaxBlobSizeConditionNotMet, the blob unchanged", APPEND_PAGE, async (t) => {
+  restRow("blob/append/maxsize/fails", "An append that would take the length past maxsize → 412 MaxBlobSizeConditionNotMet, the blob unchanged", APPEND_PAGE, async (t) => {
     const a = await newAppendBlob(t);
     const base = await viewOf(t, a.ref, "read the blob (this client)");
     const what = "Append Block with maxsize one byte short of the new length";
     refused(what, await append(t, what, a, BLOCK, { [MAXSIZE]: String(base.length! + BLOCK.length - 1) }), "MaxBlobSizeConditionNotMet");
     expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
   }),
-  restRow(`${A}maxsize/boundary`, "An append to exactly maxsize → 201; on a blob already longer than maxsize a one-byte append → 412 MaxBlobSizeConditionNotMet, unchanged", APPEND_PAGE, async (t) => {
+  restRow("blob/append/maxsize/boundary", "An append to exactly maxsize → 201; on a blob already longer than maxsize a one-byte append → 412 MaxBlobSizeConditionNotMet, unchanged", APPEND_PAGE, async (t) => {
     const a = await newAppendBlob(t);
     const before = await viewOf(t, a.ref, "read the blob (this client)");
     const exact = "Append Block bringing the length to exactly maxsize";
@@ -122,7 +122,7 @@ const rows = [
     refused(what, await append(t, what, a, "x", { [MAXSIZE]: String(base.length! - 1) }), "MaxBlobSizeConditionNotMet");
     expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
   }),
-  restRow(`${A}appendpos/stale-if-match`, "appendpos holds and If-Match is stale → 412 ConditionNotMet, unchanged; both failing → 412 ConditionNotMet or AppendPositionConditionNotMet (recorded), unchanged", "Append Block (conditional headers beside appendpos)", async (t) => {
+  restRow("blob/append/appendpos/stale-if-match", "appendpos holds and If-Match is stale → 412 ConditionNotMet, unchanged; both failing → 412 ConditionNotMet or AppendPositionConditionNotMet (recorded), unchanged", "Append Block (conditional headers beside appendpos)", async (t) => {
     const a = await newAppendBlob(t);
     const read = await viewOf(t, a.ref, "read the blob (this client)");
     t.step("another writer sets metadata (new ETag, same length)");
@@ -137,7 +137,7 @@ const rows = [
     t.note("both failing: code", res.errorCode);
     expectUnchanged(`${both}: the blob read back`, base, await viewOf(t, a.ref));
   }, { level: "disputed" }),
-  restRow(`${A}seal/refuses-append`, "After Append Blob Seal (200, x-ms-blob-sealed: true) Append Block → 409 BlobIsSealed, the blob unchanged", `${SEAL_PAGE}; Append Block`, async (t) => {
+  restRow("blob/append/seal/refuses-append", "After Append Blob Seal (200, x-ms-blob-sealed: true) Append Block → 409 BlobIsSealed, the blob unchanged", `${SEAL_PAGE}; Append Block`, async (t) => {
     const a = await newAppendBlob(t);
     expectOk("Append Blob Seal", await seal(t, "Append Blob Seal", a), 200);
     const base = await viewOf(t, a.ref);
@@ -146,7 +146,7 @@ const rows = [
     expectRawStatus(what, await append(t, what, a, BLOCK), { status: 409, code: "BlobIsSealed" });
     expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
   }),
-  restRow(`${A}seal/idempotent`, "Sealing a sealed blob → 200; it stays sealed, its content and length unchanged", SEAL_PAGE, async (t) => {
+  restRow("blob/append/seal/idempotent", "Sealing a sealed blob → 200; it stays sealed, its content and length unchanged", SEAL_PAGE, async (t) => {
     const a = await newAppendBlob(t);
     expectOk("Append Blob Seal", await seal(t, "Append Blob Seal", a), 200);
     const first = await viewOf(t, a.ref);
@@ -157,7 +157,7 @@ const rows = [
     expectUnchanged("the blob after the second seal", withoutValidators(first), withoutValidators(again));
     expectTrue("the blob after the second seal is not sealed", again.sealed === true);
   }),
-  restRow(`${A}seal/etag`, "Append Blob Seal keeps the ETag and Last-Modified, or gives a new ETag (Last-Modified not earlier) that its answer and every later read agree on (recorded)", SEAL_PAGE, async (t) => {
+  restRow("blob/append/seal/etag", "Append Blob Seal keeps the ETag and Last-Modified, or gives a new ETag (Last-Modified not earlier) that its answer and every later read agree on (recorded)", SEAL_PAGE, async (t) => {
     const a = await newAppendBlob(t);
     const before = await viewOf(t, a.ref, "read the blob (this client)");
     const res = await seal(t, "Append Blob Seal", a);
@@ -171,7 +171,7 @@ const rows = [
     if (kept) expectTrue("the seal kept the ETag but moved Last-Modified", reads[0].lastModified === before.lastModified);
     else expectTrue("the seal's new ETag came with an earlier Last-Modified", Date.parse(reads[0].lastModified!) >= Date.parse(before.lastModified!));
   }, { level: "disputed" }),
-  restRow(`${A}seal/appendpos`, "Seal with an appendpos other than the length → 412 AppendPositionConditionNotMet, not sealed (a later append succeeds); with the length → 200, sealed", `${SEAL_PAGE}; REST API definition (x-ms-blob-condition-appendpos on Seal)`, async (t) => {
+  restRow("blob/append/seal/appendpos", "Seal with an appendpos other than the length → 412 AppendPositionConditionNotMet, not sealed (a later append succeeds); with the length → 200, sealed", `${SEAL_PAGE}; REST API definition (x-ms-blob-condition-appendpos on Seal)`, async (t) => {
     const a = await newAppendBlob(t);
     const base = await viewOf(t, a.ref, "read the blob (this client)");
     const what = "Append Blob Seal with appendpos one past the end";
@@ -187,7 +187,7 @@ const rows = [
     expectTrue("after the permitted seal: not sealed", sealed.sealed === true);
     expectContent("after the permitted seal", sealed, a.content);
   }),
-  restRow(`${A}from-url/appendpos`, "Append Block From URL with a stale appendpos → 412 AppendPositionConditionNotMet, nothing appended; with the length → 201, the source's bytes appended", "Append Block From URL", async (t) => {
+  restRow("blob/append/from-url/appendpos", "Append Block From URL with a stale appendpos → 412 AppendPositionConditionNotMet, nothing appended; with the length → 201, the source's bytes appended", "Append Block From URL", async (t) => {
     const a = await newAppendBlob(t);
     const url = await source(t, a, "source bytes;");
     const read = await viewOf(t, a.ref, "read the blob (this client)");
@@ -200,7 +200,7 @@ const rows = [
     expectOk(ok, await sendRaw(t, ok, a.ref, { method: "PUT", query: { comp: "appendblock" }, headers: { "x-ms-copy-source": url, [APPENDPOS]: String(base.length) } }), 201);
     expectContent(`${ok}: the blob read back`, await viewOf(t, a.ref), a.content + "source bytes;");
   }),
-  restRow(`${A}from-url/maxsize`, "Append Block From URL that would pass maxsize → 412 MaxBlobSizeConditionNotMet, nothing appended", "Append Block From URL", async (t) => {
+  restRow("blob/append/from-url/maxsize", "Append Block From URL that would pass maxsize → 412 MaxBlobSizeConditionNotMet, nothing appended", "Append Block From URL", async (t) => {
     const a = await newAppendBlob(t);
     const url = await source(t, a, "source bytes;");
     const base = await viewOf(t, a.ref, "read the blob (this client)");

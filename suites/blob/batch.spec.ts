@@ -12,7 +12,6 @@ import { blobState } from "./conditional-kit.ts";
 import { LEASE_ID } from "./operations.ts";
 import { restRow } from "./rest-kit.ts";
 
-const B = "blob/batch/";
 const BATCH = "Blob Batch";
 
 interface SubAnswer {
@@ -70,12 +69,12 @@ async function mixedBatch(t: RowContext) {
 const tierOf = async (b: BlobClient) => (await b.getProperties()).accessTier;
 
 const rows = [
-  restRow(`${B}sub-if-match`, "A Delete Blob sub-request with a stale If-Match gets its own 412 ConditionNotMet; the batch answers 202 and the blob reads back unchanged", BATCH, async (t) => {
+  restRow("blob/batch/sub-if-match", "A Delete Blob sub-request with a stale If-Match gets its own 412 ConditionNotMet; the batch answers 202 and the blob reads back unchanged", BATCH, async (t) => {
     const { c, blobs, before, res } = await mixedBatch(t);
     expectSub("the sub-request with a stale If-Match", res[0], 412, "ConditionNotMet");
     expectUnchanged("the blob of the refused sub-request", before, await blobState(blobs[0], c, "block-blob"));
   }),
-  restRow(`${B}not-atomic`, "In the same batch the other Delete Blob sub-requests (unconditional, current ETag) → 202 and their blobs are gone; the refused one undoes nothing", BATCH, async (t) => {
+  restRow("blob/batch/not-atomic", "In the same batch the other Delete Blob sub-requests (unconditional, current ETag) → 202 and their blobs are gone; the refused one undoes nothing", BATCH, async (t) => {
     const { blobs, res } = await mixedBatch(t);
     expectSub("the unconditional sub-request", res[1], 202);
     expectSub("the sub-request with the current ETag", res[2], 202);
@@ -83,7 +82,7 @@ const rows = [
     expectTrue("the blob of the unconditional sub-request exists", !(await blobs[1].exists()));
     expectTrue("the blob of the sub-request with the current ETag exists", !(await blobs[2].exists()));
   }),
-  restRow(`${B}sub-lease`, "A Delete Blob sub-request on a leased blob without the lease ID → 412 LeaseIdMissing, the blob stays; with the ID → 202, deleted", `${BATCH}; Delete Blob`, async (t) => {
+  restRow("blob/batch/sub-lease", "A Delete Blob sub-request on a leased blob without the lease ID → 412 LeaseIdMissing, the blob stays; with the ID → 202, deleted", `${BATCH}; Delete Blob`, async (t) => {
     const c = await t.newContainer();
     const b = await newBlockBlob(t, "leased", c);
     await b.getBlobLeaseClient(LEASE_ID).acquireLease(-1);
@@ -95,7 +94,7 @@ const rows = [
     expectSub("the sub-request with the lease ID", withId[0], 202);
     expectTrue("the blob exists after the sub-request with the lease ID", !(await b.exists()));
   }),
-  restRow(`${B}sub-set-tier-if-tags`, "A Set Blob Tier sub-request with a false x-ms-if-tags → 412 ConditionNotMet, the tier unchanged; a true one → 200, the tier set (no tiers: NOT_AVAILABLE)", `${BATCH}; Set Blob Tier`, async (t) => {
+  restRow("blob/batch/sub-set-tier-if-tags", "A Set Blob Tier sub-request with a false x-ms-if-tags → 412 ConditionNotMet, the tier unchanged; a true one → 200, the tier set (no tiers: NOT_AVAILABLE)", `${BATCH}; Set Blob Tier`, async (t) => {
     const c = await t.newContainer();
     const b = await newBlockBlob(t, "tiered", c);
     await b.setTags({ state: "v1" });

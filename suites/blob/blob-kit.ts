@@ -5,6 +5,7 @@ import { expectEqual, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { currentEvidence } from "../../fixtures/evidence.ts";
 import { allAnswered } from "../../fixtures/signals.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 
 export const blobSource = (rest: string) => `seed: table of blob operations; REST: ${rest}`;
 export const containerSource = (rest: string) => `seed: table of container operations; REST: ${rest}`;
@@ -90,6 +91,7 @@ export function blobOpRows(tests: Record<string, BlobOpTests>): RowDef[] {
     const c = blobOpClaim(slug);
     return {
       id: `${BLOB_OPS_PREFIX}${slug}/etag`,
+      claim: claimAt(import.meta.url, `slug: "${slug}"`),
       title: `${c.operation} ${c.etag ? "returns an ETag" : "returns no ETag"}`,
       level: "doc" as const,
       source: blobSource(c.rest),

@@ -11,7 +11,6 @@ import {
   blobOpRows,
   blobPath,
   blobSource,
-  BLOB_OPS_PREFIX,
   expectUnchanged,
   newBlockBlob,
   snapshotOf,
@@ -19,7 +18,6 @@ import {
   type BlobOpTests,
 } from "./blob-kit.ts";
 
-const P = `${BLOB_OPS_PREFIX}copy-blob/`;
 
 /** A source ("source") and an existing destination ("original") in one container. */
 async function pair(t: RowContext): Promise<{ src: BlockBlobClient; dest: BlockBlobClient; srcEtag: string }> {
@@ -112,7 +110,7 @@ const TESTS: Record<string, BlobOpTests> = {
 
 const extra: RowDef[] = [
   {
-    id: `${P}source-conditional`,
+    id: "blob/blob-ops/copy-blob/source-conditional",
     title: "Copy Blob with a failing x-ms-source-if-match is refused (412) and the destination is unchanged",
     level: "doc",
     source: blobSource("Copy Blob: x-ms-source-if-match"),
@@ -127,7 +125,7 @@ const extra: RowDef[] = [
     },
   },
   {
-    id: `${P}source-conditional/if-none-match`,
+    id: "blob/blob-ops/copy-blob/source-conditional/if-none-match",
     title: "Copy Blob with a failing x-ms-source-if-none-match is refused with 412 (not 304), the destination unchanged",
     level: "rest",
     source: blobSource("Copy Blob: x-ms-source-if-none-match (a failing source condition → 412)"),
@@ -138,7 +136,7 @@ const extra: RowDef[] = [
     },
   },
   {
-    id: `${P}source-conditional/error-code`,
+    id: "blob/blob-ops/copy-blob/source-conditional/error-code",
     title: "A failing source condition on Copy Blob is refused with SourceConditionNotMet",
     level: "rest",
     source: blobSource("Copy Blob; Blob service error codes (SourceConditionNotMet)"),
@@ -149,7 +147,7 @@ const extra: RowDef[] = [
     },
   },
   {
-    id: `${P}destination-conditional`,
+    id: "blob/blob-ops/copy-blob/destination-conditional",
     title: "Copy Blob with a failing condition on the destination is refused (412) and the destination is unchanged",
     level: "doc",
     source: blobSource("Copy Blob: If-Match on the destination"),
@@ -165,7 +163,7 @@ const extra: RowDef[] = [
     },
   },
   {
-    id: `${P}destination-conditional/if-none-match`,
+    id: "blob/blob-ops/copy-blob/destination-conditional/if-none-match",
     title: "Copy Blob with a failing If-None-Match (the destination's ETag) is refused with 412, the destination unchanged",
     level: "rest",
     source: blobSource("Copy Blob: If-None-Match on the destination"),
@@ -177,7 +175,7 @@ const extra: RowDef[] = [
     },
   },
   {
-    id: `${P}destination-conditional/error-code`,
+    id: "blob/blob-ops/copy-blob/destination-conditional/error-code",
     title: "A failing destination condition on Copy Blob is refused with TargetConditionNotMet",
     level: "rest",
     source: blobSource("Copy Blob; Blob service error codes (TargetConditionNotMet)"),
@@ -188,7 +186,7 @@ const extra: RowDef[] = [
     },
   },
   {
-    id: `${P}if-none-match-star`,
+    id: "blob/blob-ops/copy-blob/if-none-match-star",
     title: "Copy Blob with If-None-Match: * over an existing blob is refused with 409 BlobAlreadyExists, the blob unchanged",
     level: "rest",
     source: blobSource("Specifying Conditional Headers for Blob Service Operations (If-None-Match: *)"),

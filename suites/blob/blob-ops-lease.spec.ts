@@ -5,7 +5,7 @@ import type { BlockBlobClient } from "@azure/storage-blob";
 import { expectChanged, expectEqual, expectEtag, expectSucceeds, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { defineTable } from "../../fixtures/registry.ts";
-import { blobOpRows, blobSource, BLOB_OPS_PREFIX, expectUnchanged, newBlockBlob, type BlobOpTests } from "./blob-kit.ts";
+import { blobOpRows, blobSource, expectUnchanged, newBlockBlob, type BlobOpTests } from "./blob-kit.ts";
 
 const TESTS: Record<string, BlobOpTests> = {
   "lease-blob": {
@@ -56,7 +56,7 @@ async function leaseActions(t: RowContext, check: (action: string, before: { eta
 
 const extra: RowDef[] = [
   {
-    id: `${BLOB_OPS_PREFIX}lease-blob/etag-unchanged`,
+    id: "blob/blob-ops/lease-blob/etag-unchanged",
     title: "Acquiring, renewing, changing, releasing and breaking a lease do not change the blob's ETag",
     level: "doc",
     source: blobSource("Lease Blob (the table's footnote: lease operations do not change the ETag)"),
@@ -69,7 +69,7 @@ const extra: RowDef[] = [
     },
   },
   {
-    id: `${BLOB_OPS_PREFIX}lease-blob/last-modified-unchanged`,
+    id: "blob/blob-ops/lease-blob/last-modified-unchanged",
     title: "Lease operations do not change the blob's Last-Modified either",
     level: "rest",
     source: blobSource("Lease Blob: lease operations do not update Last-Modified"),

@@ -6,7 +6,7 @@ import type { BlockBlobClient } from "@azure/storage-blob";
 import { expectEqual, expectEtag, expectNoEtag, expectRawStatus, expectRefused, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { defineTable } from "../../fixtures/registry.ts";
-import { blobPath, blobSource, BLOB_OPS_PREFIX, expectUnchanged, newBlockBlob, snapshotOf } from "./blob-kit.ts";
+import { blobPath, blobSource, expectUnchanged, newBlockBlob, snapshotOf } from "./blob-kit.ts";
 
 const CONDITIONAL_HEADERS = "Specifying Conditional Headers for Blob Service Operations";
 const blockId = (label: string) => Buffer.from(label.padEnd(8, "-")).toString("base64");
@@ -26,19 +26,19 @@ async function missingBlobAndIssuedEtag(t: RowContext): Promise<{ b: BlockBlobCl
   return { b: t.blob.getContainerClient(other.containerName).getBlockBlobClient(t.name("b")), etag };
 }
 
-function row(slug: string, title: string, rest: string, run: (t: RowContext) => Promise<void>): RowDef {
-  return { id: `${BLOB_OPS_PREFIX}${slug}`, title, level: "rest", source: blobSource(rest), service: "blob", run };
+function row(id: string, title: string, rest: string, run: (t: RowContext) => Promise<void>): RowDef {
+  return { id, title, level: "rest", source: blobSource(rest), service: "blob", run };
 }
 
 const rows: RowDef[] = [
-  row("put-blob/if-none-match-star", "Put Blob with If-None-Match: * over an existing blob → 409 BlobAlreadyExists, the blob unchanged", `Put Blob; ${CONDITIONAL_HEADERS}`, async (t) => {
+  row("blob/blob-ops/put-blob/if-none-match-star", "Put Blob with If-None-Match: * over an existing blob → 409 BlobAlreadyExists, the blob unchanged", `Put Blob; ${CONDITIONAL_HEADERS}`, async (t) => {
     const b = await newBlockBlob(t);
     const before = await snapshotOf(b);
     t.step("Put Blob with If-None-Match: *");
     await expectRefused("Put Blob, If-None-Match: * over an existing blob", b.upload("rewritten", 9, { conditions: { ifNoneMatch: "*" }, metadata: { state: "rewritten" } }), { status: 409, code: "BlobAlreadyExists" });
     expectUnchanged("the blob after the refused Put Blob", before, await snapshotOf(b));
   }),
-  row("put-block-list/if-none-match-star", "Put Block List with If-None-Match: * over an existing blob → 409 BlobAlreadyExists, the blob unchanged", `Put Block List; ${CONDITIONAL_HEADERS}`, async (t) => {
+  row("blob/blob-ops/put-block-list/if-none-match-star", "Put Block List with If-None-Match: * over an existing blob → 409 BlobAlreadyExists, the blob unchanged", `Put Block List; ${CONDITIONAL_HEADERS}`, async (t) => {
     const b = await newBlockBlob(t);
     await b.stageBlock(blockId("a"), "committed", 9);
     const before = await snapshotOf(b);
@@ -46,33 +46,33 @@ const rows: RowDef[] = [
     await expectRefused("Put Block List, If-None-Match: * over an existing blob", b.commitBlockList([blockId("a")], { conditions: { ifNoneMatch: "*" } }), { status: 409, code: "BlobAlreadyExists" });
     expectUnchanged("the blob after the refused Put Block List", before, await snapshotOf(b));
   }),
-  row("put-blob/if-match-missing-blob", "Put Blob with If-Match (an ETag) where no blob exists → 412 ConditionNotMet, no blob created", `Put Blob; ${CONDITIONAL_HEADERS}`, async (t) => {
+  row("blob/blob-ops/put-blob/if-match-missing-blob", "Put Blob with If-Match (an ETag) where no blob exists → 412 ConditionNotMet, no blob created", `Put Blob; ${CONDITIONAL_HEADERS}`, async (t) => {
     const { b, etag } = await missingBlobAndIssuedEtag(t);
     t.step("Put Blob with If-Match: an ETag, no blob");
     await expectRefused("Put Blob, If-Match: an ETag where no blob exists", b.upload("created", 7, { conditions: { ifMatch: etag } }), { status: 412, code: "ConditionNotMet" });
     expectTrue("no blob exists after the refused Put Blob", !(await b.exists()));
   }),
-  row("put-blob/if-match-star-missing-blob", "Put Blob with If-Match: * where no blob exists → 412 ConditionNotMet, no blob created", `Put Blob; ${CONDITIONAL_HEADERS}`, async (t) => {
+  row("blob/blob-ops/put-blob/if-match-star-missing-blob", "Put Blob with If-Match: * where no blob exists → 412 ConditionNotMet, no blob created", `Put Blob; ${CONDITIONAL_HEADERS}`, async (t) => {
     const b = await missingBlob(t);
     t.step("Put Blob with If-Match: *, no blob");
     await expectRefused("Put Blob, If-Match: * where no blob exists", b.upload("created", 7, { conditions: { ifMatch: "*" } }), { status: 412, code: "ConditionNotMet" });
     expectTrue("no blob exists after the refused Put Blob", !(await b.exists()));
   }),
-  row("get-blob/if-match-missing-blob", "Get Blob with If-Match on a missing blob → 404 BlobNotFound", `Get Blob; ${CONDITIONAL_HEADERS}`, async (t) => {
+  row("blob/blob-ops/get-blob/if-match-missing-blob", "Get Blob with If-Match on a missing blob → 404 BlobNotFound", `Get Blob; ${CONDITIONAL_HEADERS}`, async (t) => {
     const { b, etag } = await missingBlobAndIssuedEtag(t);
     for (const ifMatch of [etag, "*"]) {
       t.step(`Get Blob with If-Match: ${ifMatch === "*" ? "*" : "an ETag"}`);
       await expectRefused(`Get Blob, If-Match: ${ifMatch === "*" ? "*" : "an ETag"} on a missing blob`, b.download(0, undefined, { conditions: { ifMatch } }), { status: 404, code: "BlobNotFound" });
     }
   }),
-  row("get-blob-properties/if-match-missing-blob", "Get Blob Properties with If-Match on a missing blob → 404 BlobNotFound", `Get Blob Properties; ${CONDITIONAL_HEADERS}`, async (t) => {
+  row("blob/blob-ops/get-blob-properties/if-match-missing-blob", "Get Blob Properties with If-Match on a missing blob → 404 BlobNotFound", `Get Blob Properties; ${CONDITIONAL_HEADERS}`, async (t) => {
     const { b, etag } = await missingBlobAndIssuedEtag(t);
     for (const ifMatch of [etag, "*"]) {
       t.step(`Get Blob Properties with If-Match: ${ifMatch === "*" ? "*" : "an ETag"}`);
       await expectRefused(`Get Blob Properties, If-Match: ${ifMatch === "*" ? "*" : "an ETag"} on a missing blob`, b.getProperties({ conditions: { ifMatch } }), { status: 404, code: "BlobNotFound" });
     }
   }),
-  row("put-block/leaves-etag", "Put Block leaves the blob's ETag and Last-Modified unchanged", "Put Block (uncommitted blocks are not part of the blob)", async (t) => {
+  row("blob/blob-ops/put-block/leaves-etag", "Put Block leaves the blob's ETag and Last-Modified unchanged", "Put Block (uncommitted blocks are not part of the blob)", async (t) => {
     const b = await newBlockBlob(t);
     const props = async () => {
       const p = await b.getProperties();
@@ -85,7 +85,7 @@ const rows: RowDef[] = [
     await b.stageBlock(blockId("a"), "staged", 6);
     expectUnchanged("the blob after Put Block", before, await props());
   }),
-  row("get-block-list/etag-after-commit", "Get Block List returns an ETag only once the blob has committed blocks", "Get Block List (ETag: returned only if the blob has committed blocks)", async (t) => {
+  row("blob/blob-ops/get-block-list/etag-after-commit", "Get Block List returns an ETag only once the blob has committed blocks", "Get Block List (ETag: returned only if the blob has committed blocks)", async (t) => {
     const b = await missingBlob(t);
     const list = () => t.raw("blob", { method: "GET", path: blobPath(b), query: { comp: "blocklist", blocklisttype: "all" } });
     await b.stageBlock(blockId("a"), "staged", 6);

@@ -5,6 +5,7 @@
 // rows `<row>/conditional/<header>` from this table, and
 // selftest/mutants/conditional.ts a family of mutants per cell.
 import type { MatrixCell } from "../../fixtures/registry.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 import { op, type BlobOperation } from "./operations.ts";
 
 export { BLOCK_ID, LEASE_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type ResourceState, type Subject } from "./operations.ts";
@@ -96,6 +97,9 @@ export function cellsOf(claim: OpClaim): Cell[] {
 }
 
 export const ALL_CELLS: Cell[] = CLAIMS.flatMap(cellsOf);
+
+/** The line of an operation's conditional claim in CLAIMS. */
+export const conditionalAt = (claim: OpClaim) => claimAt(import.meta.url, `...op("${claim.slug}")`);
 
 export function claimOf(row: string): OpClaim {
   const c = CLAIMS.find((x) => x.row === row);

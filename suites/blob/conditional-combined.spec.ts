@@ -5,6 +5,7 @@
 import { expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { blobSource, expectUnchanged, lastSent } from "./blob-kit.ts";
 import { cellsOf, claimOf, type CondHeader, type OpClaim } from "./conditional-claims.ts";
@@ -121,6 +122,7 @@ const rows: RowDef[] = [
   ...READ_ROWS.flatMap((row) =>
     READ_CASES.map((c): RowDef => ({
       id: `${row}/conditional/combined/${c.slug}`,
+      claim: claimAt(import.meta.url, `slug: "${c.slug}"`),
       title: `${claimOf(row).operation} with ${describeCase(c.headers)}: ${c.status}`,
       level: "rest",
       source: blobSource(`${claimOf(row).operation}; ${SPEC} (API 2013-08-15 and later)`),
@@ -132,6 +134,7 @@ const rows: RowDef[] = [
   ...WRITE_ROWS.flatMap((row) =>
     WRITE_CASES.map((c): RowDef => ({
       id: `${row}/conditional/combined/${c.slug}`,
+      claim: claimAt(import.meta.url, `slug: "${c.slug}"`),
       title: `${claimOf(row).operation} with ${describeCase(c.headers)}: ${c.documented} as documented, or ${c.bothEvaluated} with both headers evaluated; state agrees with the answer`,
       level: "disputed",
       source: blobSource(`${claimOf(row).operation}; ${SPEC} (MultipleConditionHeadersNotSupported)`),

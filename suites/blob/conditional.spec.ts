@@ -11,7 +11,7 @@ import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { RowSignal } from "../../fixtures/signals.ts";
 import { blobSource, containerSource, expectUnchanged, lastSent } from "./blob-kit.ts";
-import { CLAIMS, cellsOf, HEADER_LABEL, type Cell, type OpClaim } from "./conditional-claims.ts";
+import { CLAIMS, cellsOf, conditionalAt, HEADER_LABEL, type Cell, type OpClaim } from "./conditional-claims.ts";
 import { headerValue, history, type History } from "./conditional-kit.ts";
 
 const SPEC = "Specifying Conditional Headers for Blob Service Operations";
@@ -106,6 +106,7 @@ function cellRow(cell: Cell): RowDef {
   const refusal = !cell.evaluated ? "not evaluated (neither 304 nor 412)" : claim.kind === "read" ? `refused with ${readRefusal(cell)}` : "refused with 412, the resource unchanged";
   return {
     id: cell.id,
+    claim: conditionalAt(claim),
     title: `${claim.operation}: a failing ${cell.wireHeader} is ${refusal}${cell.evaluated ? "; a holding one succeeds" : ""}`,
     level: "rest",
     source: sourceOf(claim, cell.onSource ? "x-ms-source-if-* headers" : SPEC),
@@ -133,6 +134,7 @@ export function conditionalCellRow(claim: OpClaim): RowDef {
   const cells = cellsOf(claim);
   return {
     id: `${claim.row}/conditional`,
+    claim: conditionalAt(claim),
     title: `${claim.operation} ${claim.conditional ? "evaluates" : "does not evaluate"} conditional headers (${cells.map((c) => (c.onSource ? "source " : "") + HEADER_LABEL[c.header]).join(", ")})`,
     level: "doc",
     source: sourceOf(claim, SPEC),

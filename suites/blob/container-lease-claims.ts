@@ -5,6 +5,7 @@
 import { expectEqual, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 import type { LeaseTarget } from "./lease-kit.ts";
 
 export interface ContainerView {
@@ -46,6 +47,9 @@ export interface ContainerOp {
   /** After success: the answer or the state shows the operation took effect. */
   took(t: RowContext, x: LeaseTarget, res: RawResponse, before: ContainerView): Promise<void>;
 }
+
+/** The line of an operation in OPS. */
+export const containerLeaseOpAt = (slug: string) => claimAt(import.meta.url, `slug: "${slug}",`);
 
 export const OPS: ContainerOp[] = [
   {

@@ -12,7 +12,7 @@ import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { currentEvidence } from "../../fixtures/evidence.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
-import { deleteRefused, OPS, req, view, type ContainerOp } from "./container-lease-claims.ts";
+import { containerLeaseOpAt, deleteRefused, OPS, req, view, type ContainerOp } from "./container-lease-claims.ts";
 import {
   containerLeaseSource,
   containerTarget,
@@ -91,6 +91,7 @@ for (const op of OPS) {
   rows.push(
     {
       id: `${P}ops/${op.slug}/with-id`,
+      claim: containerLeaseOpAt(op.slug),
       title: `${op.operation} on a leased container with the lease ID succeeds`,
       level: "doc",
       source: containerLeaseSource(`${op.operation}, x-ms-lease-id`),
@@ -99,6 +100,7 @@ for (const op of OPS) {
     },
     {
       id: `${P}ops/${op.slug}/wrong-id`,
+      claim: containerLeaseOpAt(op.slug),
       title: `${op.operation} on a leased container with a wrong lease ID: 412 LeaseIdMismatchWithContainerOperation, unchanged`,
       level: "rest",
       source: containerLeaseSource(`${op.operation}, x-ms-lease-id; error code LeaseIdMismatchWithContainerOperation`),
@@ -107,6 +109,7 @@ for (const op of OPS) {
     },
     {
       id: `${P}ops/${op.slug}/unleased-with-id`,
+      claim: containerLeaseOpAt(op.slug),
       title: `${op.operation} with a lease ID on an unleased container: 412 LeaseNotPresentWithContainerOperation, unchanged`,
       level: "rest",
       source: containerLeaseSource(`${op.operation}, x-ms-lease-id ("if there is no active lease or the ID does not match, 412"); error code LeaseNotPresentWithContainerOperation`),
@@ -118,7 +121,7 @@ for (const op of OPS) {
 
 rows.push(
   {
-    id: `${P}ops/lease-container/with-id`,
+    id: "blob/container-lease/ops/lease-container/with-id",
     title: "Lease Container (renew) with the lease ID succeeds",
     level: "doc",
     source: containerLeaseSource("Lease Container (renew)"),
@@ -133,7 +136,7 @@ rows.push(
     },
   },
   {
-    id: `${P}ops/lease-container/wrong-id`,
+    id: "blob/container-lease/ops/lease-container/wrong-id",
     // The catalogue's "wrong ID → 412" is for operations that carry a lease ID;
     // for a lease action the state table applies ("as for blobs"): renew B → 409.
     title: "Lease Container (renew) with a wrong lease ID is refused with 409, the lease unchanged",
@@ -152,7 +155,7 @@ rows.push(
     },
   },
   {
-    id: `${P}delete-requires-id`,
+    id: "blob/container-lease/delete-requires-id",
     title: "Delete Container on a leased container without the ID is refused (412 LeaseIdMissing or 409), the container kept; with the ID it is deleted",
     level: "disputed",
     source: containerLeaseSource("Delete Container (409 when leased) vs error-code table (412 LeaseIdMissing)"),
@@ -167,7 +170,7 @@ rows.push(
     },
   },
   {
-    id: `${P}renew-extends`,
+    id: "blob/container-lease/renew-extends",
     title: "A 15 s container lease renewed after 8 s (server clock) still reads leased 2 s past its original end: another acquire 409 LeaseAlreadyPresent, Delete Container without the ID refused",
     level: "rest",
     source: containerLeaseSource("Lease Container (renew)"),
@@ -187,7 +190,7 @@ rows.push(
     },
   },
   {
-    id: `${P}release-frees`,
+    id: "blob/container-lease/release-frees",
     title: "After release the container's lease reads available and another client acquires at once (holder read back); once it releases too, Delete Container without an ID succeeds",
     level: "rest",
     source: containerLeaseSource("Lease Container (release)"),
@@ -210,7 +213,7 @@ rows.push(
     },
   },
   {
-    id: `${P}others-shared`,
+    id: "blob/container-lease/others-shared",
     title: "Get Properties, Get Metadata, Set Metadata, Get ACL and Set ACL succeed on a leased container without the ID",
     level: "doc",
     source: containerLeaseSource("seed: all other container operations succeed on a leased container without the lease ID"),
@@ -229,7 +232,7 @@ rows.push(
     },
   },
   {
-    id: `${P}duration-range`,
+    id: "blob/container-lease/duration-range",
     title: "Container leases: finite 15–60 s, −1 infinite; 14 and 61 refused with 400",
     level: "doc",
     source: containerLeaseSource("Lease Container, x-ms-lease-duration"),
@@ -255,7 +258,7 @@ rows.push(
     },
   },
   {
-    id: `${P}acquire-when-leased`,
+    id: "blob/container-lease/acquire-when-leased",
     title: "Acquiring a lease on a leased container under another ID is refused with 409 LeaseAlreadyPresent",
     level: "doc",
     source: containerLeaseSource("Lease Container (acquire); error code LeaseAlreadyPresent"),
@@ -272,7 +275,7 @@ rows.push(
     },
   },
   {
-    id: `${P}etag-unchanged`,
+    id: "blob/container-lease/etag-unchanged",
     title: "Lease actions (acquire, renew, change, release, break) leave the container's ETag and Last-Modified unchanged",
     level: "doc",
     source: containerLeaseSource("Lease Container; seed: table of container operations"),
@@ -327,10 +330,10 @@ defineMatrix({
     cells: {
       "without-id":
         op.slug === "delete-container"
-          ? { claim: "Refused (412 or 409)", id: `${P}delete-requires-id` }
+          ? { claim: "Refused (412 or 409)", id: "blob/container-lease/delete-requires-id" }
           : op.slug === "lease-container"
-            ? { claim: "409 (acquire)", id: `${P}acquire-when-leased` }
-            : { claim: "Succeeds", id: `${P}others-shared` },
+            ? { claim: "409 (acquire)", id: "blob/container-lease/acquire-when-leased" }
+            : { claim: "Succeeds", id: "blob/container-lease/others-shared" },
       "with-id": { claim: op.slug === "lease-container" ? "200 (renew)" : "Succeeds", id: `${P}ops/${op.slug}/with-id` },
       "wrong-id": { claim: op.slug === "lease-container" ? "409 (renew)" : "412", id: `${P}ops/${op.slug}/wrong-id` },
       ...(op.slug === "lease-container" ? {} : { "unleased-with-id": { claim: "412", id: `${P}ops/${op.slug}/unleased-with-id` } }),

@@ -3,6 +3,7 @@
 // (container-ops.spec.ts), the matrix and the generated mutants
 // (selftest/mutants/etag-claims.ts) come from it; its conditional column is in
 // conditional-claims.ts.
+import { claimAt } from "../../fixtures/locations.ts";
 
 export interface ContainerOpClaim {
   slug: string;
@@ -17,6 +18,8 @@ export interface ContainerOpClaim {
 }
 
 export const CONTAINER_OPS_PREFIX = "blob/container-ops/";
+/** The line of an operation's claims in the table below. */
+export const containerOpAt = (slug: string) => claimAt(import.meta.url, `slug: "${slug}"`);
 
 export const CONTAINER_OPS: ContainerOpClaim[] = [
   { slug: "create-container", operation: "Create Container", etag: true, rest: "Create Container", creates: true },

@@ -14,7 +14,7 @@ import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
 import { containerSource, secondBefore, STALE_ETAG } from "./blob-kit.ts";
 import { conditionalMatrixCell } from "./conditional-claims.ts";
-import { CONTAINER_OPS, CONTAINER_OPS_PREFIX } from "./container-ops-claims.ts";
+import { CONTAINER_OPS, CONTAINER_OPS_PREFIX, containerOpAt } from "./container-ops-claims.ts";
 
 const P = CONTAINER_OPS_PREFIX;
 const path = (c: ContainerClient) => `/${c.containerName}`;
@@ -107,6 +107,7 @@ const ETAG_TESTS: Record<string, (t: RowContext) => Promise<void>> = {
 // The `<row>/conditional` cells are generated from the claims (conditional.spec.ts).
 const rows: RowDef[] = CONTAINER_OPS.map((op) => ({
   id: `${P}${op.slug}/etag`,
+  claim: containerOpAt(op.slug),
   title: `${op.operation} ${op.etag ? "returns an ETag" : "returns no ETag"}`,
   level: "doc" as const,
   source: containerSource(op.rest),
@@ -115,7 +116,7 @@ const rows: RowDef[] = CONTAINER_OPS.map((op) => ({
 }));
 
 rows.push({
-  id: `${P}set-container-acl/propagation`,
+  id: "blob/container-ops/set-container-acl/propagation",
   title: "Set Container ACL takes effect (observed delay recorded; informational, never fails on the delay)",
   level: "info",
   source: containerSource("Set Container ACL: changes may take up to 30 s"),
@@ -135,7 +136,7 @@ rows.push({
 });
 
 rows.push({
-  id: `${P}set-container-metadata/unsupported-headers`,
+  id: "blob/container-ops/set-container-metadata/unsupported-headers",
   title: "Set Container Metadata with If-Match or If-Unmodified-Since (undocumented): record what the target does",
   level: "rest",
   source: containerSource("Set Container Metadata accepts If-Modified-Since only"),

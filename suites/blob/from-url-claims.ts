@@ -3,6 +3,7 @@
 // refusal the catalogue gives, live-recorded where it could be, a documented
 // choice where not (`disputed`). from-url.spec.ts generates a row per cell;
 // selftest/mutants/from-url.ts a mutant family per cell.
+import { claimAt, type ClaimRef } from "../../fixtures/locations.ts";
 import { HEADERS, type CondHeader } from "./conditional-claims.ts";
 import { op, type BlobOperation } from "./operations.ts";
 
@@ -15,6 +16,8 @@ export interface Refusal {
 
 export interface FromUrlCell {
   id: string;
+  /** Its operation's line in TABLE. */
+  at: ClaimRef;
   record: BlobOperation;
   /** The slug in the ID (`put-blob`, …), not the record's. */
   opSlug: string;
@@ -54,7 +57,7 @@ export const FROM_URL_CELLS: FromUrlCell[] = TABLE.flatMap(([opSlug, slug, sourc
     return HEADERS.map((header): FromUrlCell => {
       const given = column[header];
       const refusal = given === "S" ? S(header) : given === "D" ? D : given;
-      return { id: `${U}${opSlug}/${side}-${header}`, record: op(slug), opSlug, side, header, wireHeader: side === "source" ? `x-ms-source-${header}` : header, refusal, disputed: given === "S" || given === "D" };
+      return { id: `${U}${opSlug}/${side}-${header}`, at: claimAt(import.meta.url, `["${opSlug}", "${slug}"`), record: op(slug), opSlug, side, header, wireHeader: side === "source" ? `x-ms-source-${header}` : header, refusal, disputed: given === "S" || given === "D" };
     });
   }),
 );

@@ -75,7 +75,7 @@ const rows = FROM_URL_CELLS.map((cell) =>
     `${cell.record.operation}: a failing ${cell.wireHeader} → ${refusalText(cell)}, the destination unchanged; a holding one succeeds`,
     `${cell.record.operation}; ${CONDITIONAL}`,
     (t) => runCell(t, cell),
-    { ...(cell.disputed ? { level: "disputed" as const } : {}), waitSeconds: 1 },
+    { ...(cell.disputed ? { level: "disputed" as const } : {}), waitSeconds: 1, claim: cell.at },
   ),
 );
 

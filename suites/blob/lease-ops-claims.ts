@@ -9,10 +9,13 @@ import { expectEqual, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { preconditionFailed } from "../../fixtures/signals.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 import type { BlobSnapshot, LeaseTarget } from "./lease-kit.ts";
 import { CLAIMS, cellsOf } from "./conditional-claims.ts";
 
 export const P = "blob/lease-ops/";
+/** The line of an operation's record (its lease rules) in OPS. */
+export const leaseOpAt = (slug: string) => claimAt(import.meta.url, `slug: "${slug}",`);
 const CHANGED = "changed by a writer";
 const STAGED = "staged block content";
 const SOURCE = "copy source content";

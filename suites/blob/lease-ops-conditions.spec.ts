@@ -14,7 +14,7 @@ import { expectUnchanged, lastSent } from "./blob-kit.ts";
 import type { Cell, OpClaim } from "./conditional-claims.ts";
 import { headerValue, history, type History } from "./conditional-kit.ts";
 import { blobLeaseSource, guid, holdLease, type LeaseTarget } from "./lease-kit.ts";
-import { LEASED_CONDITIONAL } from "./lease-ops-claims.ts";
+import { LEASED_CONDITIONAL, leaseOpAt } from "./lease-ops-claims.ts";
 
 const P = "blob/lease-ops/";
 
@@ -79,6 +79,7 @@ async function conditionsWithId(t: RowContext, claim: OpClaim, cells: Cell[]): P
 
 const rows: RowDef[] = LEASED_CONDITIONAL.map(({ op, claim, cells }) => ({
   id: `${P}${op.slug}/conditions-with-id`,
+  claim: leaseOpAt(op.slug),
   title: `${op.operation} on a leased blob with the lease ID: a failing ${cells.map((c) => c.header).join(", ")} is still refused (${claim.kind === "read" ? "304 or 412" : "412"}), the blob unchanged; a holding one succeeds`,
   level: "rest",
   source: blobLeaseSource(`${op.rest}; Specifying Conditional Headers for Blob Service Operations`),

@@ -7,7 +7,7 @@ import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
 import { newBlockBlob, newPageBlob } from "./blob-kit.ts";
 import { blobLeaseSource, blobSnapshot, blobTarget, expectLeaseIdSent, expectLeaseState, guid, holdLease, leaseAction } from "./lease-kit.ts";
-import { CASE_TEXT, CASES, claim, OPS, P, type Case, type Fixture, type LeaseOp } from "./lease-ops-claims.ts";
+import { CASE_TEXT, CASES, claim, leaseOpAt, OPS, P, type Case, type Fixture, type LeaseOp } from "./lease-ops-claims.ts";
 
 async function fixture(t: RowContext, op: LeaseOp): Promise<Fixture> {
   const c = await t.newContainer();
@@ -74,6 +74,7 @@ async function runCase(t: RowContext, op: LeaseOp, cs: Case, opts: { duration?: 
 const rows: RowDef[] = OPS.flatMap((op) =>
   CASES.map((cs) => ({
     id: `${P}${op.slug}/${cs}`,
+    claim: leaseOpAt(op.slug),
     title: `${op.operation} ${CASE_TEXT[cs]}: ${claim(op, cs).text}`,
     level: cs === "without-id" || cs === "with-id" ? ("doc" as const) : ("rest" as const),
     source: blobLeaseSource(op.rest),
@@ -83,7 +84,7 @@ const rows: RowDef[] = OPS.flatMap((op) =>
 );
 
 rows.push({
-  id: `${P}copy-blob/finite-lease`,
+  id: "blob/lease-ops/copy-blob/finite-lease",
   title: "Copy Blob onto a destination with a finite lease, with its ID: 412 InfiniteLeaseDurationRequired",
   level: "rest",
   source: blobLeaseSource("Copy Blob; error code InfiniteLeaseDurationRequired"),

@@ -13,6 +13,7 @@ import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { inStrand } from "../../fixtures/evidence.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 import {
   blobInState,
   blobLeaseSource,
@@ -45,6 +46,7 @@ import {
   ACTION_LABEL,
   ACTIONS,
   BREAK_PERIOD,
+  cellAt,
   cellOf,
   columnsOf,
   COLUMNS,
@@ -190,6 +192,7 @@ for (const resource of ["blob", "container"] as const) {
       const cell = cellOf(resource, action, column)!;
       (resource === "blob" ? rows : containerRows).push({
         id: `${r.prefix}${action}/${column}`,
+        claim: cellAt(action, column),
         title: `${r.operation} ${ACTION_LABEL[action]}, lease ${stateLabel(column)}: ${cellText(cell.outcomes)}`,
         level: cell.level,
         source: r.source,
@@ -202,7 +205,7 @@ for (const resource of ["blob", "container"] as const) {
 
 rows.push(
   {
-    id: `${P}proposed-id-not-guid`,
+    id: "blob/lease/state/proposed-id-not-guid",
     title: "A proposed lease ID that is not a GUID is refused with 400",
     level: "rest",
     source: blobLeaseSource("Lease Blob, x-ms-proposed-lease-id (GUID string format)"),
@@ -218,7 +221,7 @@ rows.push(
     },
   },
   {
-    id: `${P}writes-on-breaking`,
+    id: "blob/lease/state/writes-on-breaking",
     title: "A write on a Breaking lease needs the ID: without it 412 LeaseIdMissing (unchanged), with it succeeds",
     level: "rest",
     source: SOURCE,
@@ -240,6 +243,7 @@ rows.push(
   ...(["broken", "expired"] as const).map(
     (state): RowDef => ({
       id: `${P}writes-on-${state}`,
+      claim: claimAt(import.meta.url, "writes-on-"),
       title: `A write on a ${state === "broken" ? "Broken" : "Expired"} lease succeeds without the ID`,
       level: "rest",
       source: SOURCE,
@@ -270,6 +274,7 @@ for (const resource of ["blob", "container"] as const) {
   const r = RESOURCES[resource];
   (resource === "blob" ? rows : containerRows).push({
     id: `${r.prefix}break-period-61`,
+    claim: claimAt(import.meta.url, "break-period-61"),
     title: `${r.operation}: a break period of 61 s is refused with 400 (range 0–60) in every lease state, the lease unchanged`,
     level: "rest",
     source: (resource === "blob" ? blobLeaseSource : containerLeaseSource)(`${r.operation}, x-ms-lease-break-period`),

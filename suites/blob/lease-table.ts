@@ -4,6 +4,7 @@
 // lease-state.spec.ts checks it cell by cell on blobs and on containers, the
 // lease model (lease-model.spec.ts) uses it as its transition table, and
 // selftest/mutants/lease-cells.ts generates a mutant per cell.
+import { claimAt } from "../../fixtures/locations.ts";
 import { SHORTEST as SHORTEST_LEASE, type LeaseState, type LeaseTarget, type StatedLease } from "./lease-kit.ts";
 
 /** The table's actions, in its row order. A = the holder's ID, B = another ID. */
@@ -170,6 +171,10 @@ export function cellOf(resource: LeaseResource, action: Action, column: Column):
   }
   return { outcomes: [o], level: "rest" };
 }
+
+const key = (k: string) => (k.includes("-") ? `"${k}"` : k);
+/** The line of a cell in TABLE (both resources' cells are there). */
+export const cellAt = (action: Action, column: Column) => claimAt(import.meta.url, `    ${key(column)}: `, `  ${key(action)}: {`);
 
 /** The columns where an action has a cell. */
 export const columnsOf = (resource: LeaseResource, action: Action): Column[] => COLUMNS.filter((c) => cellOf(resource, action, c));

@@ -24,12 +24,11 @@ import {
   waitForServerTime,
 } from "./lease-kit.ts";
 
-const P = "blob/lease/";
 const CHANGED = "changed by a writer";
 
 const rows: RowDef[] = [
   {
-    id: `${P}duration-range`,
+    id: "blob/lease/duration-range",
     title: "Finite leases last 15–60 s, −1 is infinite; 14 and 61 are refused with 400",
     level: "doc",
     source: blobLeaseSource("Lease Blob, x-ms-lease-duration"),
@@ -58,7 +57,7 @@ const rows: RowDef[] = [
     },
   },
   {
-    id: `${P}acquire-when-leased`,
+    id: "blob/lease/acquire-when-leased",
     title: "Acquiring a lease on a blob leased under another ID is refused with 409 LeaseAlreadyPresent",
     level: "doc",
     source: blobLeaseSource("Lease Blob (acquire); error code LeaseAlreadyPresent"),
@@ -77,7 +76,7 @@ const rows: RowDef[] = [
     },
   },
   {
-    id: `${P}write-without-id`,
+    id: "blob/lease/write-without-id",
     title: "A write to a leased blob without the lease ID is refused with 412 LeaseIdMissing, the blob unchanged",
     level: "doc",
     source: blobLeaseSource("Lease Blob; Put Blob x-ms-lease-id; error code LeaseIdMissing"),
@@ -93,7 +92,7 @@ const rows: RowDef[] = [
     },
   },
   {
-    id: `${P}write-with-id`,
+    id: "blob/lease/write-with-id",
     title: "The same write with the lease ID succeeds",
     level: "doc",
     source: blobLeaseSource("Lease Blob; Put Blob x-ms-lease-id"),
@@ -111,7 +110,7 @@ const rows: RowDef[] = [
     },
   },
   {
-    id: `${P}write-with-expired-id`,
+    id: "blob/lease/write-with-expired-id",
     title: "After a finite lease expires, a write that still sends its ID is refused with 412, the blob unchanged",
     level: "doc",
     source: blobLeaseSource("Lease Blob (expiry); seed: a write with an expired lease ID fails with 412"),
@@ -134,7 +133,7 @@ const rows: RowDef[] = [
     },
   },
   {
-    id: `${P}read-without-id`,
+    id: "blob/lease/read-without-id",
     title: "A read without the lease ID on a leased blob succeeds (shared read)",
     level: "doc",
     source: blobLeaseSource("Lease Blob; Get Blob, Get Blob Properties x-ms-lease-id optional"),
@@ -151,7 +150,7 @@ const rows: RowDef[] = [
     },
   },
   {
-    id: `${P}renew-extends`,
+    id: "blob/lease/renew-extends",
     title: "Renewing before expiry keeps the lease past its original end",
     level: "doc",
     source: blobLeaseSource("Lease Blob (renew)"),
@@ -169,7 +168,7 @@ const rows: RowDef[] = [
     },
   },
   {
-    id: `${P}release-frees`,
+    id: "blob/lease/release-frees",
     title: "After release, a write without the ID succeeds and another client can acquire",
     level: "doc",
     source: blobLeaseSource("Lease Blob (release)"),
@@ -193,7 +192,7 @@ const rows: RowDef[] = [
     },
   },
   {
-    id: `${P}exclusive-race`,
+    id: "blob/lease/exclusive-race",
     title: "N clients acquire at once: exactly one gets the lease, the rest 409",
     level: "doc",
     source: blobLeaseSource("Lease Blob (acquire); seed: only one client at a time holds a valid lease ID"),

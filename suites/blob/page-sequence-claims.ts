@@ -2,6 +2,7 @@
 // and the three conditions, each with its holding and failing value around
 // N (the number each cell sets first). page-sequence.spec.ts generates a row
 // per cell; selftest/mutants/page-sequence.ts a mutant family per cell.
+import { claimAt, type ClaimRef } from "../../fixtures/locations.ts";
 
 export const S = "blob/page-sequence/";
 /** The sequence number every cell sets before it writes. */
@@ -23,8 +24,10 @@ export type SequenceCondition = (typeof SEQUENCE_CONDITIONS)[number];
 
 export interface SequenceCell {
   id: string;
+  /** Its condition's line in SEQUENCE_CONDITIONS. */
+  at: ClaimRef;
   write: PageWrite;
   condition: SequenceCondition;
 }
 
-export const SEQUENCE_CELLS: SequenceCell[] = PAGE_WRITES.flatMap((write) => SEQUENCE_CONDITIONS.map((condition) => ({ id: `${S}${write.slug}/${condition.slug}`, write, condition })));
+export const SEQUENCE_CELLS: SequenceCell[] = PAGE_WRITES.flatMap((write) => SEQUENCE_CONDITIONS.map((condition) => ({ id: `${S}${write.slug}/${condition.slug}`, at: claimAt(import.meta.url, `slug: "${condition.slug}"`), write, condition })));

@@ -63,7 +63,7 @@ async function runCell(t: RowContext, cell: SequenceCell): Promise<void> {
 }
 
 const cells = SEQUENCE_CELLS.map((cell) =>
-  restRow(cell.id, `${cell.write.operation} (${cell.write.write}) with ${cell.condition.header}: the number ${cell.condition.sign} the value proceeds (201), otherwise 412 SequenceNumberConditionNotMet, unchanged`, PUT_PAGE, (t) => runCell(t, cell)),
+  restRow(cell.id, `${cell.write.operation} (${cell.write.write}) with ${cell.condition.header}: the number ${cell.condition.sign} the value proceeds (201), otherwise 412 SequenceNumberConditionNotMet, unchanged`, PUT_PAGE, (t) => runCell(t, cell), { claim: cell.at }),
 );
 
 /** A Set Blob Properties action: the number it leaves, in its answer and read back, and whether the ETag moved. */
@@ -89,7 +89,7 @@ async function refusedAction(t: RowContext, name: string, value: number | undefi
 
 const rows = [
   ...cells,
-  restRow(`${S}optimistic-flow`, "A reads N, B increments it, A's Put Page with if-eq N → 412 SequenceNumberConditionNotMet and B's state stays; A reads N + 1 again and its if-eq N + 1 → 201", PUT_PAGE, async (t) => {
+  restRow("blob/page-sequence/optimistic-flow", "A reads N, B increments it, A's Put Page with if-eq N → 412 SequenceNumberConditionNotMet and B's state stays; A reads N + 1 again and its if-eq N + 1 → 201", PUT_PAGE, async (t) => {
     const ref = await pageBlob(t);
     const a = await viewOf(t, ref, "A reads the number");
     t.step("B increments the number");
@@ -104,28 +104,28 @@ const rows = [
     expectOk(fresh, await pageWrite(t, fresh, ref, "update", { "x-ms-if-sequence-number-eq": again.sequenceNumber! }), 201);
     expectTrue(`${fresh}: the page read back is not A's`, (await viewOf(t, ref)).content === written("update"));
   }),
-  restRow(`${S}action/increment`, "Set Blob Properties, increment → 200, a new ETag; the number is N + 1 in the answer and read back", SET_PROPERTIES, async (t) => {
+  restRow("blob/page-sequence/action/increment", "Set Blob Properties, increment → 200, a new ETag; the number is N + 1 in the answer and read back", SET_PROPERTIES, async (t) => {
     const ref = await pageBlob(t);
     const { what, changed } = await action(t, ref, "increment", undefined, N + 1);
     expectTrue(`${what}: the ETag did not change`, changed);
   }),
-  restRow(`${S}action/update`, "Set Blob Properties, update with a number V → the number is V, also when V < N; a new ETag", SET_PROPERTIES, async (t) => {
+  restRow("blob/page-sequence/action/update", "Set Blob Properties, update with a number V → the number is V, also when V < N; a new ETag", SET_PROPERTIES, async (t) => {
     const ref = await pageBlob(t);
     for (const v of [N + 4, N - 2]) {
       const { what, changed } = await action(t, ref, "update", v, v);
       expectTrue(`${what}: the ETag did not change`, changed);
     }
   }),
-  restRow(`${S}action/max`, "Set Blob Properties, max with V > N → V, a new ETag; with V < N the number stays (the ETag recorded)", SET_PROPERTIES, async (t) => {
+  restRow("blob/page-sequence/action/max", "Set Blob Properties, max with V > N → V, a new ETag; with V < N the number stays (the ETag recorded)", SET_PROPERTIES, async (t) => {
     const ref = await pageBlob(t);
     const up = await action(t, ref, "max", N + 4, N + 4);
     expectTrue(`${up.what}: the ETag did not change`, up.changed);
     const down = await action(t, ref, "max", N - 2, N + 4);
     t.note("max with a lower value changed the ETag", down.changed);
   }),
-  restRow(`${S}action/increment-with-number`, "Set Blob Properties, increment with a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "increment", N + 4)),
-  restRow(`${S}action/update-without-number`, "Set Blob Properties, update without a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "update", undefined)),
-  restRow(`${S}action/max-without-number`, "Set Blob Properties, max without a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "max", undefined)),
+  restRow("blob/page-sequence/action/increment-with-number", "Set Blob Properties, increment with a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "increment", N + 4)),
+  restRow("blob/page-sequence/action/update-without-number", "Set Blob Properties, update without a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "update", undefined)),
+  restRow("blob/page-sequence/action/max-without-number", "Set Blob Properties, max without a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "max", undefined)),
 ];
 
 defineTable({ table: "X-S Page-blob sequence numbers", service: "blob" }, rows);

@@ -9,7 +9,6 @@ import { blobState, secondLater } from "./conditional-kit.ts";
 import { LEASE_ID } from "./operations.ts";
 import { expectOk, refOf, restRow, sendRaw, type BlobRef } from "./rest-kit.ts";
 
-const N = "blob/snapshot/";
 const SNAPSHOT = "Snapshot Blob";
 
 /** Snapshot Blob, raw; the answer's snapshot time, ETag and Last-Modified. */
@@ -44,7 +43,7 @@ async function snapshotsOf(c: ContainerClient, b: BlobClient): Promise<string[]>
 }
 
 const rows = [
-  restRow(`${N}etag-equals-base`, "Snapshot Blob without metadata answers the base's ETag and Last-Modified, which Get Blob on ?snapshot= returns; the base unchanged", SNAPSHOT, async (t) => {
+  restRow("blob/snapshot/etag-equals-base", "Snapshot Blob without metadata answers the base's ETag and Last-Modified, which Get Blob on ?snapshot= returns; the base unchanged", SNAPSHOT, async (t) => {
     const { c, b, ref } = await base(t);
     const before = await baseState(c, b);
     const snap = await snapshot(t, ref);
@@ -56,7 +55,7 @@ const rows = [
     expectEqual("Get Blob on the snapshot: Last-Modified", read.headers["last-modified"], snap.lastModified);
     expectUnchanged("the base after Snapshot Blob", before, await baseState(c, b));
   }),
-  restRow(`${N}etag-with-metadata`, "Snapshot Blob with metadata, a second after the base's last write: the snapshot's ETag differs and its Last-Modified is later; its metadata is the metadata sent; the base unchanged", SNAPSHOT, async (t) => {
+  restRow("blob/snapshot/etag-with-metadata", "Snapshot Blob with metadata, a second after the base's last write: the snapshot's ETag differs and its Last-Modified is later; its metadata is the metadata sent; the base unchanged", SNAPSHOT, async (t) => {
     const { c, b, ref } = await base(t);
     const before = await baseState(c, b);
     await secondLater(t, async () => (await b.getProperties()).date, before.lastModified!);
@@ -68,7 +67,7 @@ const rows = [
     expectEqual("the snapshot's metadata", { state: read.headers["x-ms-meta-state"], snapshot: read.headers["x-ms-meta-snapshot"] }, { state: undefined, snapshot: "taken" });
     expectUnchanged("the base after Snapshot Blob", before, await baseState(c, b));
   }),
-  restRow(`${N}immutable`, "After the base is rewritten, the snapshot returns the old content and its ETag; If-Match with that ETag holds on the snapshot and fails on the base (412, the base unchanged)", SNAPSHOT, async (t) => {
+  restRow("blob/snapshot/immutable", "After the base is rewritten, the snapshot returns the old content and its ETag; If-Match with that ETag holds on the snapshot and fails on the base (412, the base unchanged)", SNAPSHOT, async (t) => {
     const { c, b, ref } = await base(t);
     const snap = await snapshot(t, ref);
     t.step("rewrite the base");
@@ -82,7 +81,7 @@ const rows = [
     expectRawStatus(what, await sendRaw(t, what, ref, { method: "PUT", query: { comp: "metadata" }, headers: { "if-match": snap.etag, "x-ms-meta-state": "refused" } }), { status: 412, code: "ConditionNotMet" });
     expectUnchanged("the base after the refused write", rewritten, await baseState(c, b));
   }),
-  restRow(`${N}no-lease-copied`, "A snapshot of a leased base is not leased (available/unlocked, or no lease headers); the base stays leased by the same holder", `${SNAPSHOT}; Lease Blob`, async (t) => {
+  restRow("blob/snapshot/no-lease-copied", "A snapshot of a leased base is not leased (available/unlocked, or no lease headers); the base stays leased by the same holder", `${SNAPSHOT}; Lease Blob`, async (t) => {
     const { b, ref } = await base(t);
     await b.getBlobLeaseClient(LEASE_ID).acquireLease(-1);
     const snap = await snapshot(t, ref);
@@ -96,7 +95,7 @@ const rows = [
     expectOk("Lease Blob (renew) on the base with the holder's ID", renew, 200);
     expectEqual("the base's lease state", (await b.getProperties()).leaseState, "leased");
   }),
-  restRow(`${N}lease-refused`, "Lease Blob (acquire) on ?snapshot= → 400 (code recorded); the snapshot reads back unleased and the base unchanged", `${SNAPSHOT}; Lease Blob`, async (t) => {
+  restRow("blob/snapshot/lease-refused", "Lease Blob (acquire) on ?snapshot= → 400 (code recorded); the snapshot reads back unleased and the base unchanged", `${SNAPSHOT}; Lease Blob`, async (t) => {
     const { c, b, ref } = await base(t);
     const snap = await snapshot(t, ref);
     const before = await baseState(c, b);
@@ -108,7 +107,7 @@ const rows = [
     expectTrue("the snapshot reads back leased", read.headers["x-ms-lease-state"] === undefined || read.headers["x-ms-lease-state"] === "available");
     expectUnchanged("the base after the refused lease", before, await baseState(c, b));
   }),
-  restRow(`${N}delete-base-needs-option`, "Delete Blob on a base with snapshots: without x-ms-delete-snapshots → 409 SnapshotsPresent, all read back; with only → 202, the snapshots gone and the base unchanged; with include → all gone", "Delete Blob (x-ms-delete-snapshots)", async (t) => {
+  restRow("blob/snapshot/delete-base-needs-option", "Delete Blob on a base with snapshots: without x-ms-delete-snapshots → 409 SnapshotsPresent, all read back; with only → 202, the snapshots gone and the base unchanged; with include → all gone", "Delete Blob (x-ms-delete-snapshots)", async (t) => {
     const { c, b, ref } = await base(t);
     const taken = [(await snapshot(t, ref, "Snapshot Blob (first)")).time, (await snapshot(t, ref, "Snapshot Blob (second)")).time].sort();
     const before = await baseState(c, b);

@@ -2,6 +2,7 @@
 // (operations.ts) and what the refusal leaves to read back. tags.spec.ts
 // generates a row per entry; selftest/mutants/tag-conditions.ts a mutant
 // family per entry.
+import { claimAt, type ClaimRef } from "../../fixtures/locations.ts";
 import { op, type BlobOperation } from "./operations.ts";
 
 export const T = "blob/tags/";
@@ -9,11 +10,13 @@ export const IF_TAGS = "x-ms-if-tags";
 
 export interface TagClaim extends BlobOperation {
   row: string;
+  /** Its line in TAG_CLAIMS. */
+  at: ClaimRef;
   /** What the catalogue names to read back after the refusal (beside the state every row reads). */
   readBack: string;
 }
 
-const claim = (slug: string, readBack = "—"): TagClaim => ({ ...op(slug), row: `${T}if-tags/${slug}`, readBack });
+const claim = (slug: string, readBack = "—"): TagClaim => ({ ...op(slug), row: `${T}if-tags/${slug}`, at: claimAt(import.meta.url, `claim("${slug}"`), readBack });
 
 export const TAG_CLAIMS: TagClaim[] = [
   claim("get-blob"),

@@ -13,7 +13,7 @@ import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
 import { blobState, newBlobOf, secondLater } from "./conditional-kit.ts";
 import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type ResourceState, type Subject } from "./operations.ts";
 import { expectOk, readableUrl, refOf, restRow, sendOperation, sendRaw } from "./rest-kit.ts";
-import { IF_TAGS, predicate, T, TAG_CLAIMS, type TagClaim } from "./tags-claims.ts";
+import { IF_TAGS, predicate, TAG_CLAIMS, type TagClaim } from "./tags-claims.ts";
 
 const CONDITIONAL = "Specifying Conditional Headers for Blob Service Operations (Tags Conditional Operations)";
 const SET_TAGS = "Set Blob Tags";
@@ -105,6 +105,7 @@ const generated = TAG_CLAIMS.map((claim) =>
     `${claim.operation} with a false x-ms-if-tags → 412 ConditionNotMet${claim.kind === "read" ? " (not 304)" : ", the blob unchanged"}; a true one proceeds`,
     `${claim.operation}; ${CONDITIONAL}`,
     (t) => runTagCell(t, claim),
+    { claim: claim.at },
   ),
 );
 
@@ -121,7 +122,7 @@ async function retagged(t: RowContext): Promise<{ c: ContainerClient; b: BlobCli
 
 const rows = [
   ...generated,
-  restRow(`${T}if-tags/set-blob-tags`, "Set Blob Tags with the predicate that held before another writer's tags → 412 ConditionNotMet, the other writer's tags stay; on the current tags → 204, replaced", `${SET_TAGS}; ${CONDITIONAL}`, async (t) => {
+  restRow("blob/tags/if-tags/set-blob-tags", "Set Blob Tags with the predicate that held before another writer's tags → 412 ConditionNotMet, the other writer's tags stay; on the current tags → 204, replaced", `${SET_TAGS}; ${CONDITIONAL}`, async (t) => {
     const { b } = await retagged(t);
     const stale = "Set Blob Tags with a predicate on the tags read before the other writer's";
     expectRawStatus(stale, await setTags(t, stale, b, { state: "v3" }, { [IF_TAGS]: predicate("v1") }), { status: 412, code: "ConditionNotMet" });
@@ -131,7 +132,7 @@ const rows = [
     expectOk(fresh, await setTags(t, fresh, b, { state: "v3" }, { [IF_TAGS]: predicate("v2") }), 204);
     expectEqual(`${fresh}: the tags read back`, await tagsOf(b), { state: "v3" });
   }),
-  restRow(`${T}if-tags/set-blob-tier`, "Set Blob Tier with a false predicate → 412 ConditionNotMet, the tier unchanged; a true one → 200, the tier set (no tiers: NOT_AVAILABLE)", `Set Blob Tier; ${CONDITIONAL}`, async (t) => {
+  restRow("blob/tags/if-tags/set-blob-tier", "Set Blob Tier with a false predicate → 412 ConditionNotMet, the tier unchanged; a true one → 200, the tier set (no tiers: NOT_AVAILABLE)", `Set Blob Tier; ${CONDITIONAL}`, async (t) => {
     const { b } = await retagged(t);
     const tier = async () => (await b.getProperties()).accessTier;
     const before = await tier();
@@ -146,7 +147,7 @@ const rows = [
     expectOk(holding, await send(holding, "v2"), 200);
     expectEqual(`${holding}: the tier read back`, await tier(), other);
   }),
-  restRow(`${T}if-tags/with-etag-conditions`, "x-ms-if-tags is ANDed with the other conditions: a holding If-Match or If-Unmodified-Since beside a false predicate → 412, a stale If-Match beside a true one → 412, both holding → 200", `Set Blob Metadata; ${CONDITIONAL}`, async (t) => {
+  restRow("blob/tags/if-tags/with-etag-conditions", "x-ms-if-tags is ANDed with the other conditions: a holding If-Match or If-Unmodified-Since beside a false predicate → 412, a stale If-Match beside a true one → 412, both holding → 200", `Set Blob Metadata; ${CONDITIONAL}`, async (t) => {
     const { c, b, read } = await retagged(t);
     t.step("another writer sets metadata (a new ETag)");
     await t.clients.blob().getContainerClient(c.containerName).getBlobClient(b.name).setMetadata({ state: "other writer" });
@@ -167,7 +168,7 @@ const rows = [
     expectOk(both, await send(both, { "if-match": base.etag!, [IF_TAGS]: predicate("v2") }), 200);
     expectEqual(`${both}: the metadata read back`, (await blobState(b, c, "block-blob")).metadata?.state, "permitted");
   }),
-  restRow(`${T}if-tags/invalid`, "A malformed predicate (a value without quotes; twelve comparisons, past the ten logical operations allowed) → 400 on Set Blob Metadata and Get Blob, the blob unchanged", CONDITIONAL, async (t) => {
+  restRow("blob/tags/if-tags/invalid", "A malformed predicate (a value without quotes; twelve comparisons, past the ten logical operations allowed) → 400 on Set Blob Metadata and Get Blob, the blob unchanged", CONDITIONAL, async (t) => {
     const c = await t.newContainer();
     const b = await newBlockBlob(t, "original", c);
     await b.setTags({ state: "v1" });
@@ -187,7 +188,7 @@ const rows = [
       }
     }
   }),
-  restRow(`${T}source-if-tags/copy-blob`, "Copy Blob with a false x-ms-source-if-tags → 412 ConditionNotMet (not SourceConditionNotMet), the destination absent; a true one → the copy proceeds", `Copy Blob; ${CONDITIONAL}`, async (t) => {
+  restRow("blob/tags/source-if-tags/copy-blob", "Copy Blob with a false x-ms-source-if-tags → 412 ConditionNotMet (not SourceConditionNotMet), the destination absent; a true one → the copy proceeds", `Copy Blob; ${CONDITIONAL}`, async (t) => {
     const { c, b } = await retagged(t);
     const dest = c.getBlockBlobClient(t.name("b"));
     const url = b.url;
@@ -204,7 +205,7 @@ const rows = [
     expectEqual(`${holding}: x-ms-copy-status`, copied.copyStatus, "success");
     expectEqual(`${holding}: the destination's content`, (await dest.downloadToBuffer()).toString("utf8"), "original");
   }),
-  restRow(`${T}set-tags/etag-unchanged`, "Set Blob Tags changes neither the ETag nor Last-Modified, while Get Blob Tags and x-ms-tag-count show the new tags", SET_TAGS, async (t) => {
+  restRow("blob/tags/set-tags/etag-unchanged", "Set Blob Tags changes neither the ETag nor Last-Modified, while Get Blob Tags and x-ms-tag-count show the new tags", SET_TAGS, async (t) => {
     const c = await t.newContainer();
     const b = await newBlockBlob(t, "original", c);
     const before = await blobState(b, c, "block-blob");
@@ -217,7 +218,7 @@ const rows = [
     expectEqual("Get Blob Tags after Set Blob Tags", tags, { owner: "row", state: "tagged" });
     expectEqual("x-ms-tag-count after Set Blob Tags", props.tagCount, 2);
   }),
-  restRow(`${T}get-tags/strong`, "Right after Set Blob Tags answers 204, Get Blob Tags from another client returns the new tags (three times in a row)", `${SET_TAGS}; Get Blob Tags`, async (t) => {
+  restRow("blob/tags/get-tags/strong", "Right after Set Blob Tags answers 204, Get Blob Tags from another client returns the new tags (three times in a row)", `${SET_TAGS}; Get Blob Tags`, async (t) => {
     const c = await t.newContainer();
     const b = await newBlockBlob(t, "original", c);
     const reader = t.clients.blob().getContainerClient(c.containerName).getBlobClient(b.name);
@@ -227,7 +228,7 @@ const rows = [
       expectEqual(`Get Blob Tags (another client) right after Set Blob Tags state=${value}`, await tagsOf(reader), { state: value });
     }
   }),
-  restRow(`${T}find-blobs-by-tags/eventual`, "Find Blobs by Tags may lag Set Blob Tags: records how long (server clock) until the blob is listed under its new tags and no longer under the old ones", `${SET_TAGS} (Find Blobs by Tags is eventually consistent)`, async (t) => {
+  restRow("blob/tags/find-blobs-by-tags/eventual", "Find Blobs by Tags may lag Set Blob Tags: records how long (server clock) until the blob is listed under its new tags and no longer under the old ones", `${SET_TAGS} (Find Blobs by Tags is eventually consistent)`, async (t) => {
     const c = await t.newContainer();
     const b = await newBlockBlob(t, "original", c);
     // Values unique to this blob: the index is the account's.

@@ -8,6 +8,7 @@ import { expectEqual, expectRawStatus, expectRefused, expectSent, expectSucceeds
 import { currentEvidence } from "../../fixtures/evidence.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { defineTable } from "../../fixtures/registry.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 import { durable, fileSource, fill, listNames, newFile, rawPath, readFile, SIZE, viaClient, type FileState } from "./file-kit.ts";
 
 const P = "file/lease/";
@@ -201,14 +202,15 @@ async function etagUnchanged(t: RowContext): Promise<void> {
 }
 
 const rows: RowDef[] = [
-  { id: `${P}acquire/infinite`, title: "Acquire an infinite lease: leased/locked/infinite; another ID cannot acquire it", level: "rest", source: source("acquire, x-ms-lease-duration -1"), service: "file", run: acquireInfinite },
-  { id: `${P}acquire/finite-refused`, title: "Acquire with a finite duration is refused (400); -1 succeeds", level: "rest", source: source("x-ms-lease-duration: only -1 for files"), service: "file", run: finiteRefused },
-  { id: `${P}change`, title: "Change: the new ID writes, the old one gets 412 LeaseIdMismatchWithFileOperation", level: "rest", source: source("change"), service: "file", run: change },
-  { id: `${P}release`, title: "Release: the file is available; writes need no ID; another client acquires at once", level: "rest", source: source("release"), service: "file", run: release },
-  { id: `${P}break`, title: "Break: the lease is broken at once; writes need no ID; another client acquires", level: "rest", source: source("break"), service: "file", run: breakLease },
+  { id: "file/lease/acquire/infinite", title: "Acquire an infinite lease: leased/locked/infinite; another ID cannot acquire it", level: "rest", source: source("acquire, x-ms-lease-duration -1"), service: "file", run: acquireInfinite },
+  { id: "file/lease/acquire/finite-refused", title: "Acquire with a finite duration is refused (400); -1 succeeds", level: "rest", source: source("x-ms-lease-duration: only -1 for files"), service: "file", run: finiteRefused },
+  { id: "file/lease/change", title: "Change: the new ID writes, the old one gets 412 LeaseIdMismatchWithFileOperation", level: "rest", source: source("change"), service: "file", run: change },
+  { id: "file/lease/release", title: "Release: the file is available; writes need no ID; another client acquires at once", level: "rest", source: source("release"), service: "file", run: release },
+  { id: "file/lease/break", title: "Break: the lease is broken at once; writes need no ID; another client acquires", level: "rest", source: source("break"), service: "file", run: breakLease },
   ...WRITES.flatMap((op) => [
     {
       id: `${P}${op.slug}/without-id`,
+      claim: claimAt(import.meta.url, `slug: "${op.slug}",`),
       title: `${op.operation} on a leased file without the lease ID → 412 LeaseIdMissing, file unchanged; with the ID it succeeds`,
       level: "rest" as const,
       source: source(`${op.operation} (x-ms-lease-id)`),
@@ -217,6 +219,7 @@ const rows: RowDef[] = [
     },
     {
       id: `${P}${op.slug}/wrong-id`,
+      claim: claimAt(import.meta.url, `slug: "${op.slug}",`),
       title: `${op.operation} on a leased file with another lease ID → 412 LeaseIdMismatchWithFileOperation, file unchanged`,
       level: "rest" as const,
       source: source(`${op.operation} (x-ms-lease-id)`),
@@ -224,8 +227,8 @@ const rows: RowDef[] = [
       run: (t: RowContext) => wrongId(t, op),
     },
   ]),
-  { id: `${P}reads-need-no-id`, title: "Get File, Get File Properties/Metadata and List need no lease ID on a leased file", level: "rest", source: source("Get File, Get File Properties, Get File Metadata"), service: "file", run: readsNeedNoId },
-  { id: `${P}etag-unchanged`, title: "Lease operations (acquire, change, release, break) change neither ETag nor Last-Modified", level: "rest", source: source("response ETag / Last-Modified"), service: "file", run: etagUnchanged },
+  { id: "file/lease/reads-need-no-id", title: "Get File, Get File Properties/Metadata and List need no lease ID on a leased file", level: "rest", source: source("Get File, Get File Properties, Get File Metadata"), service: "file", run: readsNeedNoId },
+  { id: "file/lease/etag-unchanged", title: "Lease operations (acquire, change, release, break) change neither ETag nor Last-Modified", level: "rest", source: source("response ETag / Last-Modified"), service: "file", run: etagUnchanged },
 ];
 
 defineTable({ table: "F Files (Lease File)", service: "file" }, rows);

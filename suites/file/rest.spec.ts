@@ -5,6 +5,7 @@ import type { ShareDirectoryClient, ShareFileClient } from "@azure/storage-file-
 import { expectChanged, expectEqual, expectEtag, expectRefused, expectSucceeds, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 import { rethrowIfFault } from "../../fixtures/signals.ts";
 import { STALE_ETAG } from "../blob/blob-kit.ts";
 import {
@@ -225,7 +226,7 @@ async function directoryNotFoundOnlyWhenDeleted(t: RowContext): Promise<void> {
 
 const rows: RowDef[] = [
   {
-    id: `${P}last-writer-wins`,
+    id: "file/rest/last-writer-wins",
     title: "Two REST writers: the last one wins; a stale If-Match is not evaluated by any FileREST operation",
     level: "doc",
     source: fileSource("Put Range, Set File Metadata/Properties, Create/Get/Delete File (no conditional headers)"),
@@ -233,7 +234,7 @@ const rows: RowDef[] = [
     run: lastWriterWins,
   },
   {
-    id: `${P}etag`,
+    id: "file/rest/etag",
     title: "Create File, Put Range, Set File Metadata/Properties return an ETag that changes with the file",
     level: "rest",
     source: fileSource("Create File, Put Range, Set File Metadata, Set File Properties"),
@@ -242,6 +243,7 @@ const rows: RowDef[] = [
   },
   ...KINDS.map((k) => ({
     id: `${P}delete-atomic/${k.slug}`,
+    claim: claimAt(import.meta.url, `slug: "${k.slug}",`),
     title: `Delete ${k.slug === "file" ? "File" : "Directory"} commits at once: 404 and unlisted right after the success response, name free again`,
     level: "doc" as const,
     source: fileSource(k.slug === "file" ? "Delete File" : "Delete Directory"),
@@ -249,7 +251,7 @@ const rows: RowDef[] = [
     run: (t: RowContext) => deleteAtomic(t, k),
   })),
   {
-    id: `${P}not-found-only-when-deleted/file`,
+    id: "file/rest/not-found-only-when-deleted/file",
     title: "A file under concurrent writes never reads 404 until it is deleted",
     level: "doc",
     source: fileSource("Get File, Get File Properties, Delete File"),
@@ -257,7 +259,7 @@ const rows: RowDef[] = [
     run: fileNotFoundOnlyWhenDeleted,
   },
   {
-    id: `${P}not-found-only-when-deleted/directory`,
+    id: "file/rest/not-found-only-when-deleted/directory",
     title: "A directory whose delete was refused (not empty) still reads; 404 only once it is deleted",
     level: "doc",
     source: fileSource("Delete Directory (409 DirectoryNotEmpty), Get Directory Properties"),
@@ -275,10 +277,10 @@ defineMatrix({
   order: 60,
   columns: [{ key: "claim", header: "Documented behaviour" }],
   rows: [
-    { label: "REST writes are unconditional: last writer wins, If-Match not evaluated", cells: { claim: { claim: "Yes", id: `${P}last-writer-wins` } } },
-    { label: "Create File, Put Range, Set File Metadata/Properties return a new ETag", cells: { claim: { claim: "Yes", id: `${P}etag` } } },
-    { label: "Delete File / Delete Directory commit at once (404, unlisted)", cells: { claim: { claim: "Yes", id: `${P}delete-atomic` } } },
-    { label: "404 only once the file or directory is deleted", cells: { claim: { claim: "Yes", id: `${P}not-found-only-when-deleted` } } },
+    { label: "REST writes are unconditional: last writer wins, If-Match not evaluated", cells: { claim: { claim: "Yes", id: "file/rest/last-writer-wins" } } },
+    { label: "Create File, Put Range, Set File Metadata/Properties return a new ETag", cells: { claim: { claim: "Yes", id: "file/rest/etag" } } },
+    { label: "Delete File / Delete Directory commit at once (404, unlisted)", cells: { claim: { claim: "Yes", id: "file/rest/delete-atomic" } } },
+    { label: "404 only once the file or directory is deleted", cells: { claim: { claim: "Yes", id: "file/rest/not-found-only-when-deleted" } } },
     { label: "Lease File: infinite only; writes without the lease ID → 412", cells: { claim: { claim: "412 LeaseIdMissing", id: "file/lease" } } },
     { label: "SMB handle with share mode None, then REST", cells: { claim: { claim: "409 SharingViolation", id: "file/smb/sharing-violation" } } },
     { label: "SMB delete pending, then REST", cells: { claim: { claim: "409 SMBDeletePending", id: "file/smb/delete-pending" } } },

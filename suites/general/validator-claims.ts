@@ -6,6 +6,7 @@
 // generated mutants each (selftest/mutants/validators.ts: the ETag does not
 // change; Last-Modified does not advance).
 import type { Service } from "../../model/result.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 
 export interface ValidatorWrite {
   slug: string;
@@ -16,6 +17,8 @@ export interface ValidatorWrite {
 }
 
 export const VALIDATORS_ADVANCE = "general/validators-advance";
+/** The line of a write in WRITES. */
+export const validatorAt = (slug: string) => claimAt(import.meta.url, `slug: "${slug}",`);
 
 export const WRITES: ValidatorWrite[] = [
   { slug: "put-blob", operation: "Put Blob", service: "blob", resource: "blob" },

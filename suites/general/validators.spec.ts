@@ -10,7 +10,7 @@ import { blobPath, newBlockBlob, newPageBlob } from "../blob/blob-kit.ts";
 import { BLOCK_ID } from "../blob/conditional-claims.ts";
 import { secondLater } from "../blob/conditional-kit.ts";
 import { entityPath, newEntity, PK } from "../table/table-kit.ts";
-import { VALIDATORS_ADVANCE, WRITES, type ValidatorWrite } from "./validator-claims.ts";
+import { validatorAt, VALIDATORS_ADVANCE, WRITES, type ValidatorWrite } from "./validator-claims.ts";
 
 interface Validators {
   etag?: string;
@@ -92,6 +92,7 @@ async function advances(t: RowContext, w: ValidatorWrite): Promise<void> {
 
 const rows: RowDef[] = WRITES.map((w) => ({
   id: `${VALIDATORS_ADVANCE}/${w.slug}`,
+  claim: validatorAt(w.slug),
   title: `${w.operation} a second after the previous change gives the ${w.resource === "entity" ? "entity" : w.resource === "container" ? "container" : "blob"} a new ETag (the one it answered) and a later ${w.resource === "entity" ? "Timestamp" : "Last-Modified"}`,
   level: "doc",
   source: "seed: introduction (every change gives a new ETag); REST: Last-Modified, Timestamp",

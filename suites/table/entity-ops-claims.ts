@@ -2,6 +2,7 @@
 // entry per row, what the article says of its ETag and of If-Match. The rows
 // (entity-ops.spec.ts), the matrix and the generated mutants
 // (selftest/mutants/etag-claims.ts, entity-if-match.ts) come from it.
+import { claimAt } from "../../fixtures/locations.ts";
 
 export interface EntityOpClaim {
   slug: string;
@@ -20,6 +21,8 @@ export interface EntityOpClaim {
 }
 
 export const ENTITY_OPS_PREFIX = "table/entity-ops/";
+/** The line of an operation's claims in ENTITY_OPS. */
+export const entityOpAt = (slug: string) => claimAt(import.meta.url, `slug: "${slug}",`);
 
 export const ENTITY_OPS: EntityOpClaim[] = [
   { slug: "query-entities", operation: "Query Entities", etag: true, ifMatch: false, rest: "Query Entities (odata.etag per entity), Get Entity (ETag header)" },

@@ -17,7 +17,8 @@ import {
 } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
-import { ENTITY_OPS, ENTITY_OPS_PREFIX } from "./entity-ops-claims.ts";
+import { ENTITY_OPS, ENTITY_OPS_PREFIX, entityOpAt } from "./entity-ops-claims.ts";
+import { claimAt } from "../../fixtures/locations.ts";
 import {
   entityPath,
   expectSameEtag,
@@ -265,6 +266,7 @@ const TESTS: Record<string, EntityTests> = {
 const rows: RowDef[] = ENTITY_OPS.flatMap((op) => [
   {
     id: `${P}${op.slug}/etag`,
+    claim: entityOpAt(op.slug),
     title: `${op.operation} ${op.etag ? "returns an ETag" : "returns no ETag"}`,
     level: "doc" as const,
     source: entitySource(op.rest),
@@ -273,6 +275,7 @@ const rows: RowDef[] = ENTITY_OPS.flatMap((op) => [
   },
   {
     id: `${P}${op.slug}/if-match`,
+    claim: entityOpAt(op.slug),
     title: op.ifMatch
       ? `${op.operation} evaluates If-Match: stale ETag → 412 and unchanged, current ETag or * → succeeds`
       : `${op.operation} needs no If-Match and performs no concurrency check`,
@@ -296,6 +299,7 @@ const WRITERS: Writer[] = [
 for (const w of WRITERS) {
   rows.push({
     id: `${P}${w.slug}/if-match/missing-entity`,
+    claim: claimAt(import.meta.url, `slug: "${w.slug}",`),
     title: `${w.operation} with If-Match (a stale ETag, and *) on a missing entity → 404 ResourceNotFound`,
     level: "rest",
     source: entitySource(`${w.operation}: If-Match on an entity that does not exist`),
@@ -313,6 +317,7 @@ for (const w of WRITERS) {
   });
   rows.push({
     id: `${P}${w.slug}/if-match/malformed`,
+    claim: claimAt(import.meta.url, `slug: "${w.slug}",`),
     title: `${w.operation} with a malformed If-Match → 400, entity unchanged`,
     level: "rest",
     source: entitySource(`${w.operation}: If-Match must be an ETag or *`),
@@ -331,7 +336,7 @@ for (const w of WRITERS) {
 }
 
 rows.push({
-  id: `${P}delete-entity/if-match/absent`,
+  id: "table/entity-ops/delete-entity/if-match/absent",
   title: "Delete Entity without If-Match → 400, entity unchanged",
   level: "rest",
   source: entitySource("Delete Entity: If-Match is required"),
@@ -351,6 +356,7 @@ for (const w of WRITERS.filter((x) => x.mode)) {
   const upsert = w.mode === "Replace" ? "Insert Or Replace" : "Insert Or Merge";
   rows.push({
     id: `${P}${w.slug}/if-match/absent`,
+    claim: claimAt(import.meta.url, `slug: "${w.slug}",`),
     title: `${w.operation} without If-Match: acts as ${upsert} (since 2011-08-18) or is refused (the article: "required"); record which`,
     level: "disputed",
     source: entitySource(`${w.operation}: "If the If-Match header is missing, the operation is an ${upsert}" vs the seed's "Requires If-Match: Yes"`),
@@ -387,7 +393,7 @@ for (const w of WRITERS.filter((x) => x.mode)) {
 }
 
 rows.push({
-  id: `${P}insert-entity/existing-entity`,
+  id: "table/entity-ops/insert-entity/existing-entity",
   title: "Insert Entity over an existing entity → 409 EntityAlreadyExists, entity unchanged",
   level: "rest",
   source: entitySource("Insert Entity: EntityAlreadyExists"),
