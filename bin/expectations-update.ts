@@ -35,7 +35,7 @@ import { answeredOperation, expectationPath, type ExpectationFile } from "../fix
 import { loadAllSuites } from "../fixtures/headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { ConfigError } from "../fixtures/target.ts";
-import { operationPinFor, READABLE_SCHEMAS, type OperationPin, type Report } from "../model/result.ts";
+import { operationPinFor, READABLE_SCHEMAS, showSignature, signatureMatches, type OperationPin, type Report } from "../model/result.ts";
 import { narrowBelow, pinApplies, pinFor, serverVersions, widenTo } from "../model/versions.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 
@@ -95,6 +95,9 @@ export function loadFiles(mainPath: string, targetName: string): LoadedFile[] {
   }
   return files;
 }
+
+/** A pin in the older text form that the result matches is written in the data form (the same failure). */
+const upgraded = (existing: Pin, r: RowResult): Pin["signature"] => (typeof existing.signature === "string" && r.failure ? r.failure : existing.signature);
 
 const topicOf = (id: string) => id.split("/").slice(0, 2).join("/") + "/";
 
@@ -164,13 +167,13 @@ export function applyReport(
     const existing = held?.pin;
     if (file && existing && !pinApplies(existing, version)) {
       // A pin for other versions: this run says nothing about it, unless the row failed exactly as pinned.
-      const same = r.observed === existing.status && (!existing.signature || existing.signature === r.signature);
+      const same = r.observed === existing.status && signatureMatches(existing.signature, r);
       if (r.observed === "FAIL" && same && version) {
         const to = widenTo(existing.versions!, version);
         sum.ranged.push({ id: r.id, from: existing.versions!, to });
-        held!.set(makePin({ ...existing, versions: to }));
+        held!.set(makePin({ ...existing, versions: to, signature: upgraded(existing, r) }));
       } else {
-        if (r.observed === "FAIL") sum.conflicts.push({ id: r.id, versions: existing.versions!, version, signature: r.signature });
+        if (r.observed === "FAIL") sum.conflicts.push({ id: r.id, versions: existing.versions!, version, signature: showSignature(r.failure ?? r.signature) });
         sum.kept.push(r.id);
       }
       continue;
@@ -190,13 +193,13 @@ export function applyReport(
       // A server fault decided it: pinned per operation (`faults`, applyOperations); the row's own pin stays.
       if (existing) sum.kept.push(r.id);
     } else if (r.observed === "FAIL") {
-      const pin = makePin({ status: "FAIL", versions: existing?.versions, signature: r.signature, reason: existing?.reason || TODO_REASON, link: existing?.link });
+      const pin = makePin({ status: "FAIL", versions: existing?.versions, signature: r.failure ?? r.signature, reason: existing?.reason || TODO_REASON, link: existing?.link });
       if (!existing) {
         home(r.id).data.pins[r.id] = pin;
         sum.added.push(r.id);
       } else {
-        if (existing.status !== pin.status || (existing.signature ?? "") !== (pin.signature ?? "")) {
-          sum.changed.push({ id: r.id, from: `${existing.status}: ${existing.signature ?? "any"}`, to: `FAIL: ${pin.signature ?? ""}` });
+        if (existing.status !== pin.status || !signatureMatches(existing.signature, r)) {
+          sum.changed.push({ id: r.id, from: `${existing.status}: ${showSignature(existing.signature)}`, to: `FAIL: ${showSignature(pin.signature)}` });
         }
         held!.set(pin);
       }

@@ -109,11 +109,42 @@ export interface OperationPin {
   versions?: string;
 }
 
+/**
+ * A failure as data, which a pin matches on (never on the message's words):
+ * the step the row was in, what the failing check expected and what it got
+ * (statuses and error codes, values), for a cell computed from finer rows the
+ * finer rows that failed. ETags, dates, GUIDs and names are normalised as in
+ * the message's legacy signature.
+ */
+export interface FailureSignature {
+  step?: string;
+  expected?: string;
+  got?: string;
+  failed?: string[];
+}
+
+/** A pin's signature matches a result: the data form its `failure`, the older text form its `signature`. */
+export function signatureMatches(pinned: string | FailureSignature | undefined, result: Pick<RowResult, "signature" | "failure">): boolean {
+  if (pinned === undefined) return true;
+  if (typeof pinned === "string") return pinned === result.signature;
+  return !!result.failure && canonical(pinned) === canonical(result.failure);
+}
+
+const canonical = (s: FailureSignature) => JSON.stringify(Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))));
+
+/** A signature for people: the text form as is, the data form as "step: expected …, got …". */
+export function showSignature(s: string | FailureSignature | undefined): string {
+  if (s === undefined) return "any";
+  if (typeof s === "string") return s;
+  const parts = [s.step && `step "${s.step}"`, s.expected !== undefined && `expected ${s.expected}`, s.got !== undefined && `got ${s.got}`, s.failed && `failed ${s.failed.join(", ")}`].filter(Boolean);
+  return parts.length ? parts.join(", ") : "any failure";
+}
+
 /** A row's pinned outcome in a target's expectation file. */
 export interface Pin {
   status: Status;
-  /** Normalised failure message the pin expects. */
-  signature?: string;
+  /** The failure the pin expects: as data (FailureSignature), or, in files written before it, the normalised message. */
+  signature?: string | FailureSignature;
   reason: string;
   link?: string;
   /** Semver range of the target versions (from its `Server` header) the pin holds for; none: every version. */
@@ -133,7 +164,10 @@ export interface RowResult {
   /** What the row itself concluded, before expectations were applied. */
   observed: Status;
   message?: string;
+  /** The failure's message normalised (its first line; ETags, dates, names replaced): what older pins match. */
   signature?: string;
+  /** The failure as data: what pins match. */
+  failure?: FailureSignature;
   expectation?: Pin;
   notes: Record<string, unknown>;
   durationMs: number;

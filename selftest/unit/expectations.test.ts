@@ -65,6 +65,55 @@ describe("applyPin", function () {
   });
 });
 
+describe("pins on a failure's data", function () {
+  const failure = { step: "Set Blob Metadata with a stale If-Match", expected: "412 ConditionNotMet", got: "200" };
+  const withData = (message: string, data = failure) => ({ ...result("a/b", "FAIL", message), failure: data });
+
+  it("a data pin holds whatever the message's words: the step, expected and got decide", function () {
+    const p = pin({ signature: failure });
+    assert.equal(applyPin(withData(MSG), p).status, "EXPECTED_FAIL");
+    assert.equal(applyPin(withData("the metadata write went through although its If-Match was stale"), p).status, "EXPECTED_FAIL");
+    assert.equal(applyPin(withData(MSG, { ...failure, got: "412 ConditionNotMet" }), p).status, "FAIL", "another answer");
+    assert.equal(applyPin(withData(MSG, { ...failure, step: "read back" }), p).status, "FAIL", "another step");
+    assert.include(applyPin(withData(MSG, { ...failure, got: "201" }), p).message!, 'step "Set Blob Metadata with a stale If-Match", expected 412 ConditionNotMet, got 200');
+  });
+
+  it("a pin in the older text form still matches the message's signature", function () {
+    assert.equal(applyPin(withData(MSG), pin()).status, "EXPECTED_FAIL");
+    assert.equal(applyPin(withData("reworded"), pin()).status, "FAIL");
+  });
+
+  it("the loader takes both forms and refuses a signature of another shape", function () {
+    const dir = mkdtempSync(join(tmpdir(), "conformance-expect-"));
+    try {
+      const file = join(dir, "emu.json");
+      writeFileSync(file, JSON.stringify({ target: "emu", pins: { "a/text": pin(), "a/data": pin({ signature: failure }), "a/derived": pin({ signature: { failed: ["if-match"] } }) } }));
+      assert.deepEqual(loadExpectations(file).pins["a/data"], pin({ signature: failure }));
+      writeFileSync(file, JSON.stringify({ target: "emu", pins: { "a/bad": pin({ signature: { step: "s", status: 412 } as unknown as Pin["signature"] }) } }));
+      assert.throws(() => loadExpectations(file), ConfigError, /neither a string nor/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the updater writes new pins in the data form and rewrites a matching text pin in it, without calling that a change", function () {
+    const dir = mkdtempSync(join(tmpdir(), "conformance-expect-"));
+    try {
+      writeFileSync(join(dir, "emu.json"), JSON.stringify({ target: "emu", pins: { "blob/x/old": pin({ link: "https://example.org/1" }) } }));
+      const files = loadFiles(join(dir, "emu.json"), "emu");
+      const sum = applyReport(files, { results: [{ ...withData(MSG), id: "blob/x/old" }, { ...withData(MSG), id: "blob/x/new" }], notRun: [] });
+      writeFiles(files, sum);
+      assert.deepEqual(sum.changed, []);
+      assert.deepEqual(sum.added, ["blob/x/new"]);
+      const pins = (JSON.parse(readFileSync(join(dir, "emu.json"), "utf8")) as { pins: Record<string, Pin> }).pins;
+      assert.deepEqual(pins["blob/x/old"], { status: "FAIL", signature: failure, reason: "Azurite ignores it", link: "https://example.org/1" });
+      assert.deepEqual(pins["blob/x/new"].signature, failure);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("expectation files", function () {
   let dir: string;
   beforeEach(function () {

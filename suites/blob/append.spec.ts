@@ -6,6 +6,7 @@ import type { ContainerClient } from "@azure/storage-blob";
 import { expectEqual, expectRawStatus, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
+import { inStrand } from "../../fixtures/evidence.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
 import { expectUnchanged } from "./blob-kit.ts";
 import { APPEND_CLAIMS, APPENDPOS, MAXSIZE } from "./append-claims.ts";
@@ -97,7 +98,7 @@ const rows = [
     const a = await newAppendBlob(t);
     const before = await viewOf(t, a.ref, "read the blob (every client)");
     const bodies = [0, 1, 2, 3].map((i) => `writer ${i} block;`);
-    const answers = await Promise.all(bodies.map((body, i) => append(t, `writer ${i}: Append Block with appendpos = the length`, a, body, { [APPENDPOS]: String(before.length) })));
+    const answers = await Promise.all(bodies.map((body, i) => inStrand(() => append(t, `writer ${i}: Append Block with appendpos = the length`, a, body, { [APPENDPOS]: String(before.length) }))));
     const winners = answers.flatMap((r, i) => (r.status === 201 ? [i] : []));
     expectEqual("appends answered 201", winners.length, 1);
     for (const [i, r] of answers.entries()) if (i !== winners[0]) refused(`writer ${i}, who lost the race`, r, "AppendPositionConditionNotMet");

@@ -40,7 +40,8 @@ async function submit(t: RowContext, what: string, build: (batch: BlobBatch) => 
 }
 
 function expectSub(what: string, got: SubAnswer, status: number, code?: string): void {
-  expectTrue(`${what}: expected ${status}${code ? " " + code : ""}, got ${got.status}${got.code ? " " + got.code : ""}`, got.status === status && (code === undefined || got.code === code));
+  const [wanted, came] = [`${status}${code ? " " + code : ""}`, `${got.status}${got.code ? " " + got.code : ""}`];
+  expectTrue(`${what}: expected ${wanted}, got ${came}`, got.status === status && (code === undefined || got.code === code), { expected: wanted, got: came });
 }
 
 /** Three blobs; the first's ETag is stale: another writer set its metadata after this client read it. */

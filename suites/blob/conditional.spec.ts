@@ -4,8 +4,7 @@
 // resource another writer changed a second after this client read it. The
 // `doc` cell `<row>/conditional` holds only when every header beneath it holds
 // at `doc` level (status and state; the error code is a `rest` refinement).
-import { AssertionError } from "chai";
-import { expectNotEvaluated, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
+import { expectNotEvaluated, expectRawStatus, expectSent, expectTrue, fail } from "../../fixtures/assert.ts";
 import { DOC_LEVEL_NOTE, type RowContext, type RowDef, type RowResult } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineTable } from "../../fixtures/registry.ts";
@@ -52,7 +51,8 @@ async function evaluatedWrite(t: RowContext, cell: Cell, h: History): Promise<vo
   t.step("read back after the refused request");
   expectUnchanged(`${op} after the refused request`, base, await h.read());
   const permitted = await sent(t, `${op} with a holding ${cell.wireHeader}`, h, cell, headerValue(cell.header, false, h.before, h.after));
-  expectTrue(`${op} with a holding ${cell.wireHeader}: expected success, got ${permitted.status} ${permitted.errorCode ?? ""}`.trim(), permitted.status >= 200 && permitted.status < 300);
+  const got = `${permitted.status} ${permitted.errorCode ?? ""}`.trim();
+  expectTrue(`${op} with a holding ${cell.wireHeader}: expected success, got ${got}`, permitted.status >= 200 && permitted.status < 300, { expected: "success", got });
   t.step("read back after the permitted request");
   expectTrue(`${op} with a holding ${cell.wireHeader}: not applied (${cell.claim.effect!.what})`, cell.claim.effect!.holds(await settled(t, h, cell)));
   t.docLevelHolds();
@@ -124,7 +124,7 @@ const holdsAtDoc = (r: RowResult) => r.observed === "PASS" || r.notes[DOC_LEVEL_
 async function everyHeaderHolds(t: RowContext): Promise<void> {
   for (const r of t.derived) t.note(label(r), holdsAtDoc(r) ? (r.observed === "PASS" ? "PASS" : `holds at doc level; rest: ${r.message}`) : `${r.observed}: ${r.message ?? ""}`);
   const failed = t.derived.filter((r) => r.observed === "FAIL" && !holdsAtDoc(r));
-  if (failed.length) throw new AssertionError(failed.map((r) => `${label(r)}: ${r.message}`).join("; "));
+  if (failed.length) fail(failed.map((r) => `${label(r)}: ${r.message}`).join("; "), { failed: failed.map(label) });
   const undecided = t.derived.find((r) => !holdsAtDoc(r));
   if (undecided) throw new RowSignal(undecided.observed as RowSignal["status"], `${label(undecided)}: ${undecided.message ?? undecided.observed}`);
 }

@@ -107,9 +107,10 @@ export async function deleteRefused(t: RowContext, x: LeaseTarget, where: string
   const before = await view(t, x);
   const res = await req(t, x, "DELETE", {});
   t.note("refusal", `${res.status} ${res.errorCode ?? ""}`.trim());
-  expectTrue(
-    `Delete Container without the lease ID ${where}: expected 412 LeaseIdMissing or 409, got ${res.status} ${res.errorCode ?? ""}`.trim(),
-    (res.status === 412 && res.errorCode === "LeaseIdMissing") || res.status === 409,
-  );
+  const got = `${res.status} ${res.errorCode ?? ""}`.trim();
+  expectTrue(`Delete Container without the lease ID ${where}: expected 412 LeaseIdMissing or 409, got ${got}`, (res.status === 412 && res.errorCode === "LeaseIdMissing") || res.status === 409, {
+    expected: "412 LeaseIdMissing or 409",
+    got,
+  });
   expectEqual(`the container after the refused delete ${where}`, await view(t, x), before);
 }

@@ -55,14 +55,15 @@ async function runCell(t: RowContext, cell: FromUrlCell): Promise<void> {
   const failing = `${record.operation} with a failing ${cell.wireHeader}`;
   const refused = await send(t, failing, cell, subject, { [cell.wireHeader]: headerValue(cell.header, true, before, after) });
   const { status, code } = cell.refusal;
-  expectTrue(`${failing}: expected ${status.join(" or ")} ${code.join(" or ")}, got ${show(refused)}`, status.includes(refused.status) && code.includes(refused.errorCode ?? ""));
+  const wanted = `${status.join(" or ")} ${code.join(" or ")}`;
+  expectTrue(`${failing}: expected ${wanted}, got ${show(refused)}`, status.includes(refused.status) && code.includes(refused.errorCode ?? ""), { expected: wanted, got: show(refused) });
   if (cell.disputed) t.note("refusal", show(refused));
   t.step("read back after the refusal");
   expectUnchanged(`${record.operation} after the refused request`, base, await blobState(dest, c, kindOf(cell)));
 
   const holding = `${record.operation} with a holding ${cell.wireHeader}`;
   const permitted = await send(t, holding, cell, subject, { [cell.wireHeader]: headerValue(cell.header, false, before, after) });
-  expectTrue(`${holding}: expected success, got ${show(permitted)}`, succeeded(permitted));
+  expectTrue(`${holding}: expected success, got ${show(permitted)}`, succeeded(permitted), { expected: "success", got: show(permitted) });
   t.step("read back after the permitted request");
   expectTrue(`${holding}: not applied (${record.effect!.what})`, record.effect!.holds(await blobState(dest, c, kindOf(cell))));
 }

@@ -114,7 +114,7 @@ const LOCKED: LeaseState[] = ["leased", "breaking"];
 /** Checks a lease state read back (and the lease status that goes with it). */
 export function checkLeaseState(what: string, v: LeaseView, expected: LeaseState | LeaseState[]): void {
   const allowed = Array.isArray(expected) ? expected : [expected];
-  expectTrue(`${what}: expected lease state ${allowed.join(" or ")}, got ${v.state ?? "none"}`, allowed.includes(v.state as LeaseState));
+  expectTrue(`${what}: expected lease state ${allowed.join(" or ")}, got ${v.state ?? "none"}`, allowed.includes(v.state as LeaseState), { expected: `lease state ${allowed.join(" or ")}`, got: v.state ?? "none" });
   expectEqual(`${what}: lease status`, v.status, LOCKED.includes(v.state as LeaseState) ? "locked" : "unlocked");
 }
 
@@ -311,13 +311,13 @@ export function stillBreaking(s: StatedResource, v: LeaseView, marginMs = 1000):
  * fails on an answer dated within a second of the break's end (server clock)
  * tells nothing: the row cannot tell (PRECONDITION_FAILED), never a FAIL.
  */
-export async function whileBreaking(s: StatedResource, res: RawResponse, check: () => Promise<void>): Promise<void> {
+export async function whileBreaking(s: StatedResource, res: RawResponse | undefined, check: () => Promise<void>): Promise<void> {
   const from = currentEvidence()?.exchanges.length ?? 0;
   try {
     await check();
   } catch (err) {
-    const left = Number(res.headers["x-ms-lease-time"]);
-    const ends = Math.min(s.breakEnds?.getTime() ?? Infinity, Number.isFinite(left) ? serverDate(res).getTime() + left * 1000 : Infinity);
+    const left = Number(res?.headers["x-ms-lease-time"]);
+    const ends = Math.min(s.breakEnds?.getTime() ?? Infinity, res && Number.isFinite(left) ? serverDate(res).getTime() + left * 1000 : Infinity);
     if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends - 1000)) preconditionFailed("the break period ran out before the holder could be checked");
     throw err;
   }

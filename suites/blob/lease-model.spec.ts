@@ -104,7 +104,10 @@ const TABLE_TEXT = { blob: "the Lease Blob table and the lease-ops rules", conta
 const fail = (r: Real, m: Model, step: Step): never => {
   r.steps.push(step);
   const table = r.steps.map((s, i) => `${String(i + 1).padStart(2)}. ${s.action} | expected ${s.expected} | observed ${s.observed}`).join("\n");
-  throw new AssertionError(`the target departed from the lease model (${TABLE_TEXT[m.ref.resource]})\nin state ${describeModel(m.ref)}:\n${table}`);
+  // Its sequence runs beside others: the departing step's own data, not the row's current step.
+  throw new AssertionError(`the target departed from the lease model (${TABLE_TEXT[m.ref.resource]})\nin state ${describeModel(m.ref)}:\n${table}`, {
+    failure: { step: step.action, expected: step.expected, got: step.observed },
+  });
 };
 
 /** What the reference reads of an answer: a container's read shows its metadata value, a blob's its content. */
@@ -198,8 +201,11 @@ class LeaseCommand implements fc.AsyncCommand<Model, Real> {
     const o = cellOf(c.resource, action, c.state)?.outcomes[0];
     const row = `${LEASE_OF[c.resource].ids}state/${action}/${c.state}`;
     const pin = r.t.run.options.pinned?.(row);
-    const signature = `${ACTION_LABEL[action]} on ${onState(c.state)}: expected ${o?.status}${o?.code ? " " + o.code : ""}, got ${show(res)}`;
-    return pin?.status === "FAIL" && pin.signature === signature ? row : undefined;
+    const expected = `${o?.status}${o?.code ? " " + o.code : ""}`;
+    const pinned = pin?.signature;
+    // A pin matches the state row's failure as data (what its check expected and got); one in the older text form, its message.
+    const same = typeof pinned === "string" ? pinned === `${ACTION_LABEL[action]} on ${onState(c.state)}: expected ${expected}, got ${show(res)}` : pinned?.expected === expected && pinned?.got === show(res);
+    return pin?.status === "FAIL" && same ? row : undefined;
   }
   /** With the ID the role had when the command ran. */
   label(id: Who): string {
@@ -521,7 +527,9 @@ async function leaseModel(t: RowContext): Promise<void> {
     const err = d.errorInstance as Error | undefined;
     if (err && !(err instanceof AssertionError)) throw err;
     const [first, ...rest] = (err?.message ?? "the lease model failed").split("\n");
-    throw new AssertionError(`${first}\nsequence ${i}, on a ${plans[i].resource} (shrunk: ${d.counterexample?.[0] ?? "?"}):\n${rest.join("\n")}\nreplay: ${replayCommand(t, seed)}`);
+    throw new AssertionError(`${first}\nsequence ${i}, on a ${plans[i].resource} (shrunk: ${d.counterexample?.[0] ?? "?"}):\n${rest.join("\n")}\nreplay: ${replayCommand(t, seed)}`, {
+      failure: (err as { failure?: unknown } | undefined)?.failure,
+    });
   }
   if (runs.some((d) => d.interrupted)) throw new RowSignal("INCONCLUSIVE", "a sequence did not finish within its time limit");
 }

@@ -60,7 +60,8 @@ async function conditionsWithId(t: RowContext, claim: OpClaim, cells: Cell[]): P
   }
   const what = `${claim.operation} with the lease ID and a holding if-match`;
   const res = await send(t, what, req, "if-match", h.after.etag!);
-  expectTrue(`${what}: expected success, got ${res.status} ${res.errorCode ?? ""}`.trim(), res.status >= 200 && res.status < 300);
+  const got = `${res.status} ${res.errorCode ?? ""}`.trim();
+  expectTrue(`${what}: expected success, got ${got}`, res.status >= 200 && res.status < 300, { expected: "success", got });
   t.step("read back after the permitted request");
   if (claim.kind === "read") {
     expectTrue(`${what}: the ETag answered is not the current one`, res.headers["etag"] === h.after.etag);

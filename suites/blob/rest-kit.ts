@@ -50,7 +50,8 @@ export function sendOperation(t: RowContext, what: string, record: BlobOperation
 /** A 2xx answer, or a failure naming the status and code. */
 export function expectOk(what: string, res: RawResponse, status?: number): void {
   if (status !== undefined) return expectRawStatus(what, res, { status });
-  expectTrue(`${what}: expected success, got ${res.status}${res.errorCode ? " " + res.errorCode : ""}`, res.status >= 200 && res.status < 300);
+  const got = `${res.status}${res.errorCode ? " " + res.errorCode : ""}`;
+  expectTrue(`${what}: expected success, got ${got}`, res.status >= 200 && res.status < 300, { expected: "success", got });
 }
 
 /** Everything a refused write could have changed on a blob, as Get Blob answers it. */

@@ -81,7 +81,8 @@ async function advances(t: RowContext, w: ValidatorWrite): Promise<void> {
   await secondLater(t, async () => (await s.read()).date, before.lastModified!);
   t.step(`${w.operation}, a second later by the server's clock`);
   const res = await s.write();
-  expectTrue(`${w.operation}: expected success, got ${res.status} ${res.errorCode ?? ""}`.trim(), res.status >= 200 && res.status < 300);
+  const got = `${res.status} ${res.errorCode ?? ""}`.trim();
+  expectTrue(`${w.operation}: expected success, got ${got}`, res.status >= 200 && res.status < 300, { expected: "success", got });
   t.step("read the validators again");
   const after = await s.read();
   expectTrue(`${VALIDATORS_ADVANCE}: ${w.operation} did not give the resource a new ETag`, !!after.etag && !sameEtag(after.etag, before.etag));

@@ -28,6 +28,7 @@ import fc from "fast-check";
 import { AssertionError } from "chai";
 import type { QueueClient } from "@azure/storage-queue";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
+import { fail } from "../../fixtures/assert.ts";
 import { checkLinearizable, type Model, type Operation } from "../../fixtures/linearizability.ts";
 import { replayCommand, seeded } from "../../fixtures/models.ts";
 import { defineTable } from "../../fixtures/registry.ts";
@@ -472,6 +473,8 @@ function messageModel(init: MsgState, relax: ReadonlySet<Relax>): Model<MsgState
 interface Violation {
   rank: number;
   signature: string;
+  /** The broken invariant's key (INVARIANTS), what a pin matches on. */
+  invariant?: string;
   rule?: string;
   id: string;
   explanation: string;
@@ -548,7 +551,7 @@ function checkMessage(putEvent: Event, events: Event[], absentAt: number | undef
     named ? `broken rule: ${named.rule}` : "no single documented rule explains it",
     strict.explanation,
   ].join("\n");
-  return { rank, signature: named?.signature ?? UNEXPLAINED, rule: named?.rule, id, explanation };
+  return { rank, signature: named?.signature ?? UNEXPLAINED, invariant: named?.relax, rule: named?.rule, id, explanation };
 }
 
 // ---- the row -----------------------------------------------------------------
@@ -688,7 +691,7 @@ replay: ${replayCommand(t, seed)}`);
   // The highest-ranked invariant is the signature; ties go to the first message put.
   const worst = violations.reduce((a, v) => (v.rank < a.rank ? v : a));
   t.note("violations", violations.map((v) => `${v.id}: ${v.signature}`));
-  throw new AssertionError(`${worst.signature}\n${worst.explanation}\n${violations.length > 1 ? `(${violations.length} messages broke an invariant; shown: the highest-ranked)\n` : ""}replay: ${replayCommand(t, seed)}`);
+  fail(`${worst.signature}\n${worst.explanation}\n${violations.length > 1 ? `(${violations.length} messages broke an invariant; shown: the highest-ranked)\n` : ""}replay: ${replayCommand(t, seed)}`, { got: worst.invariant ?? "unexplained" });
 }
 
 const rows: RowDef[] = [

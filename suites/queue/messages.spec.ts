@@ -56,7 +56,7 @@ async function staleReceiptRefused(what: string, op: Promise<unknown>): Promise<
     rethrowIfFault(err);
     got = refusalOf(err);
   }
-  expectTrue(`${what}: expected refusal ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, but it succeeded`, got !== undefined);
+  expectTrue(`${what}: expected refusal ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, but it succeeded`, got !== undefined, { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: "success" });
   return [what, got!];
 }
 
@@ -64,7 +64,7 @@ async function staleReceiptRefused(what: string, op: Promise<unknown>): Promise<
 function expectStaleReceiptRefusals(refusals: [string, Refusal][]): void {
   for (const [what, got] of refusals) {
     const shown = `${got.status}${got.code ? " " + got.code : ""}`;
-    expectTrue(`${what}: expected ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, got ${shown}`, got.status === STALE_RECEIPT.status && got.code === STALE_RECEIPT.code);
+    expectTrue(`${what}: expected ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, got ${shown}`, got.status === STALE_RECEIPT.status && got.code === STALE_RECEIPT.code, { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: shown });
   }
 }
 

@@ -3,6 +3,7 @@
 // a transaction (catalogue TB; REST: Performing Entity Group Transactions).
 import { expectEqual, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
+import { inStrand } from "../../fixtures/evidence.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { allAnswered } from "../../fixtures/signals.ts";
 import { entitySource, expectSameEtag, mustRead, PK, rawBatch, readEntity, STALE_TABLE_ETAG, userProps, type BatchOp, type EntityState } from "./table-kit.ts";
@@ -66,7 +67,8 @@ const rows: RowDef[] = [
     source: entitySource("Performing Entity Group Transactions (a transaction succeeds or fails as a whole)"),
     service: "table",
     async run(t) {
-      await allAnswered(CASES.map((c) => failingAt(t, c)));
+      // Each case a strand with its own steps, so a failure names its case's step.
+      await allAnswered(CASES.map((c) => inStrand(() => failingAt(t, c))));
     },
   },
   {
