@@ -1,10 +1,11 @@
 // The programmatic API: `import { run } from "azure-storage-concurrency-conformance"`.
 // run(options) runs the suite as the command line does and resolves to its
 // report (the object conformance.json holds). The run happens in a child
-// process: the suite installs process-wide hooks (mocha's globals, signal
-// handlers that clean up a live account, an HTTP abort on Ctrl-C) that have
-// no place in the caller's process, and a child can be run again, or beside
-// another one (with its own report directory).
+// process, by choice: the pipeline itself (fixtures/run.ts) keeps no
+// process-wide state, but the command line's Ctrl-C handling (it cleans up a
+// live account) and its .env have no place in the caller's process, and a
+// crash or a hung target cannot take the caller down. A child can be run
+// again, or beside another one (with its own report directory).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";

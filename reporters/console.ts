@@ -1,6 +1,5 @@
-// Console output: one line per row as mocha finishes it, then the summary.
-// The last line is always `N passed, N failed, N skipped`.
-import Mocha from "mocha";
+// Console output: one line per row in catalogue order as the verdicts come,
+// then the summary. The last line is always `N passed, N failed, N skipped`.
 import { failsRun, faultingOperations, leavesRunIncomplete, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 import type { Progress } from "./progress.ts";
 import { isBeyondArticle, sectionRank } from "../model/matrix.ts";
@@ -15,42 +14,40 @@ export function resultLine(r: RowResult): string {
   return `  ${paint(r.status)}${pad} ${r.id} (${r.durationMs} ms${r.retried ? ", re-run" : ""})${why}`;
 }
 
-let lookup: ((id: string) => RowResult | undefined) | undefined;
-export function setResultLookup(fn: typeof lookup): void {
-  lookup = fn;
-}
+/**
+ * The row lines of a run, in catalogue order: a row's line is printed as soon
+ * as it and every row before it have their verdicts (a table's name above its
+ * first row), above the live progress line when there is one.
+ */
+export class RowLines {
+  private next = 0;
+  private table = "";
+  private readonly done = new Map<string, RowResult>();
 
-// Row lines go above the live progress line, when there is one.
-let progress: Progress | undefined;
-export function setProgress(p: Progress | undefined): void {
-  if (progress !== p) progress?.stop();
-  progress = p;
-}
-const out = (line: string) => (progress ? progress.print(line) : console.log(line));
+  constructor(
+    private readonly rows: readonly { id: string; table: string }[],
+    private readonly progress?: Progress,
+  ) {}
 
-/** Mocha reporter: prints each row's verdict as its test ends. */
-export class ConformanceConsoleReporter {
-  constructor(runner: Mocha.Runner) {
-    let table = "";
-    const line = (test: Mocha.Test) => {
-      const id = (test as Mocha.Test & { conformanceId?: string }).conformanceId;
-      const r = id ? lookup?.(id) : undefined;
-      if (test.parent?.title && test.parent.title !== table) {
-        table = test.parent.title;
-        out(`\n${table}`);
+  add(r: RowResult): void {
+    this.done.set(r.id, r);
+    this.progress?.result(r);
+    for (let row = this.rows[this.next]; row && this.done.has(row.id); row = this.rows[++this.next]) {
+      if (row.table !== this.table) {
+        this.table = row.table;
+        this.out(`\n${row.table}`);
       }
-      if (r) out(resultLine(r));
-      else out(`  ${paint("FAIL")} ${test.fullTitle()} (${test.err?.message ?? "no result"})`);
-    };
-    runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, line);
-    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (test: Mocha.Test) => line(test));
-    runner.on(Mocha.Runner.constants.EVENT_TEST_PENDING, line);
-    runner.on(Mocha.Runner.constants.EVENT_HOOK_END, () => undefined);
+      this.out(resultLine(this.done.get(row.id)!));
+    }
+  }
+
+  private out(line: string): void {
+    if (this.progress) this.progress.print(line);
+    else console.log(line);
   }
 }
 
 export function printSummary(report: Report, files: string[]): void {
-  progress?.stop();
   const s = report.summary;
   console.log("");
   console.log(`Target: ${report.run.target.kind} (${report.run.target.name})  expectations: ${report.run.expectations}  ${Math.round(report.run.durationMs / 100) / 10} s`);

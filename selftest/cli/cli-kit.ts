@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAzurite, type EmbeddedAzurite } from "../../fixtures/azurite.ts";
 import { ROOT } from "../../fixtures/paths.ts";
-import type { Report } from "../../model/result.ts";
+import { exitCodeOf, type Report } from "../../model/result.ts";
 
 export { ROOT };
 
@@ -55,14 +55,33 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
 /**
  * A row the environment left without a verdict because an answer came too late
  * to tell (a window's late probe answered in its last second, a renewed lease
- * or a break period run out before the check was answered: PRECONDITION_FAILED;
+ * or a break period run out before the check was answered, concurrent reads
+ * that did not overlap the writes: PRECONDITION_FAILED;
  * a request that got no answer within its timeout: INCONCLUSIVE), on a machine
  * the self-tests saturate. Runs compared for equal verdicts leave such a row
  * out on both sides; any other difference still counts.
  */
 export const tooLateToTell = (r: { status: string; message?: string } | undefined): boolean =>
-  (r?.status === "PRECONDITION_FAILED" && /too slow a target to tell|no time left to tell|ran out before the (state|holder)/.test(r.message ?? "")) ||
+  (r?.status === "PRECONDITION_FAILED" && /too slow a target to tell|no time left to tell|ran out before the (state|holder)|reads did not overlap the writes/.test(r.message ?? "")) ||
   (r?.status === "INCONCLUSIVE" && /ETIMEDOUT: no answer within \d+ ms/.test(r.message ?? ""));
+
+/**
+ * The rows of these reports too late to tell (above) in any of them, and the
+ * cells computed from them (`<cell>/…`: a cell's finer rows sit beneath its ID).
+ */
+export function tooLateIn(...reports: Report[]): (id: string) => boolean {
+  const late = reports.flatMap((r) => r.results.filter((x) => tooLateToTell(x)).map((x) => x.id));
+  return (id) => late.some((l) => l === id || l.startsWith(id + "/"));
+}
+
+/**
+ * A run's exit code as the rows that told decide it: a row too late to tell
+ * (above) makes a run incomplete (exit 4) by the machine's load alone; a 4
+ * with any other row left undecided stays 4.
+ */
+export function toldExitCode(code: number | null, report: Report): number | null {
+  return code === 4 ? exitCodeOf(report.results.filter((r) => !tooLateToTell(r))) : code;
+}
 
 export function tmpDir(tag: string): string {
   return mkdtempSync(join(tmpdir(), `conformance-${tag}-`));

@@ -25,7 +25,7 @@ import { listOurs } from "../../fixtures/cleanup.ts";
 import { NAME_PREFIX } from "../../fixtures/names.ts";
 import { resolveConnectionString } from "../../fixtures/target.ts";
 import { exitCodeOf, type Report } from "../../model/result.ts";
-import { accountConnectionString, artefacts, privateAzurite, readReport, ROOT, runCli, tmpDir, tooLateToTell, type CliResult } from "./cli-kit.ts";
+import { accountConnectionString, artefacts, privateAzurite, readReport, ROOT, runCli, tmpDir, toldExitCode, tooLateIn, type CliResult } from "./cli-kit.ts";
 import { sourceRun } from "./source-run.ts";
 
 const ACCOUNT = "certacct1";
@@ -107,14 +107,13 @@ describe("CLI: targets, run info and secrets", function () {
     const b = statuses(external.report);
     assert.isAbove(Object.keys(a).length, 0);
     assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort(), "the same rows ran");
-    const late = (id: string) => [embedded, external].some((run) => tooLateToTell(run.report.results.find((x) => x.id === id)));
+    const late = tooLateIn(embedded.report, external.report);
     const differ = Object.keys(a).filter((id) => a[id] !== b[id] && !late(id)).map((id) => `${id}: embedded ${a[id]}, external ${b[id]}`);
     assert.deepEqual(differ, []);
     // A row too late to tell makes its run incomplete (exit 4) by the machine's load alone: the
     // exit codes compared are those the rows that told decide (a 4 is still checked to be one).
-    const told = (run: Run) => (run.cli.code === 4 ? exitCodeOf(run.report.results.filter((r) => !tooLateToTell(r))) : run.cli.code);
     for (const run of [embedded, external]) if (run.cli.code === 4) assert.equal(exitCodeOf(run.report.results), 4, "exit 4 only for a run left incomplete");
-    assert.equal(told(external), told(embedded), "the same exit code");
+    assert.equal(toldExitCode(external.cli.code, external.report), toldExitCode(embedded.cli.code, embedded.report), "the same exit code");
   });
 
   it("the run info records target kind, Server header, API versions, suite version and commit, services answered", function () {

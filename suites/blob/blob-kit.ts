@@ -124,7 +124,7 @@ export function expectUnchanged(what: string, before: object, after: object): vo
   for (const [key, value] of Object.entries(before)) {
     const same = JSON.stringify(a[key]) === JSON.stringify(value);
     const label = ({ etag: "ETag", lastModified: "Last-Modified" } as Record<string, string>)[key] ?? key;
-    if (key === "etag" || key === "lastModified" || value instanceof Date) expectTrue(`${what}: the ${label} changed`, same);
+    if (key === "etag" || key === "lastModified" || value instanceof Date) expectTrue(`${what}: the ${label} changed`, same, { expected: `the same ${label}`, got: "changed" });
     else expectEqual(`${what}: ${key}`, a[key], value);
   }
 }

@@ -113,7 +113,7 @@ async function writeCase(t: RowContext, claim: OpClaim, c: WriteCase): Promise<v
   const choice = answered === c.documented ? "as documented" : answered === c.bothEvaluated ? "both evaluated" : undefined;
   t.note("choice", choice ?? `neither: ${res.status} ${res.errorCode ?? ""}`.trim());
   expectTrue(`${what}: answered ${res.status} ${res.errorCode ?? ""}, neither as documented (${c.documented}) nor with both evaluated (${c.bothEvaluated})`, choice !== undefined);
-  if (answered === "success") expectTrue(`${what}: answered ${res.status} but not applied (${claim.effect!.what})`, claim.effect!.holds(after));
+  if (answered === "success") expectTrue(`${what}: answered ${res.status} but not applied (${claim.effect!.what})`, claim.effect!.holds(after), { expected: "applied", got: "not applied" });
   else expectUnchanged(`${claim.operation} after the refused request`, base, after);
   if (answered === 400) expectRawStatus(what, res, { status: 400, code: "MultipleConditionHeadersNotSupported" });
 }
@@ -166,7 +166,7 @@ rows.push(
       expectUnchanged("Set Blob Metadata after the refused request", base, await h.read());
       const permitted = await send(t, META, h, "Set Blob Metadata with the current ETag unquoted in If-Match", { "if-match": unquote(h.after.etag!) });
       expectRawStatus("Set Blob Metadata with the current ETag unquoted in If-Match", permitted, { status: 200 });
-      expectTrue(`Set Blob Metadata with the current ETag unquoted: not applied (${META.effect!.what})`, META.effect!.holds(await h.read()));
+      expectTrue(`Set Blob Metadata with the current ETag unquoted: not applied (${META.effect!.what})`, META.effect!.holds(await h.read()), { expected: "applied", got: "not applied" });
       const read = await send(t, PROPS, h, "Get Blob Properties with the old ETag unquoted in If-None-Match", { "if-none-match": unquote(h.before.etag!) });
       expectRawStatus("Get Blob Properties with the old ETag unquoted in If-None-Match", read, { status: 200 });
     },
@@ -191,7 +191,7 @@ rows.push(
       expectUnchanged("Set Blob Metadata after the refused request", base, await h.read());
       const permitted = await send(t, META, h, "Set Blob Metadata with If-Unmodified-Since = Last-Modified", { "if-unmodified-since": lm });
       expectRawStatus("Set Blob Metadata with If-Unmodified-Since = Last-Modified", permitted, { status: 200 });
-      expectTrue(`Set Blob Metadata with If-Unmodified-Since = Last-Modified: not applied (${META.effect!.what})`, META.effect!.holds(await h.read()));
+      expectTrue(`Set Blob Metadata with If-Unmodified-Since = Last-Modified: not applied (${META.effect!.what})`, META.effect!.holds(await h.read()), { expected: "applied", got: "not applied" });
     },
   },
 );

@@ -54,7 +54,7 @@ async function evaluatedWrite(t: RowContext, cell: Cell, h: History): Promise<vo
   const got = `${permitted.status} ${permitted.errorCode ?? ""}`.trim();
   expectTrue(`${op} with a holding ${cell.wireHeader}: expected success, got ${got}`, permitted.status >= 200 && permitted.status < 300, { expected: "success", got });
   t.step("read back after the permitted request");
-  expectTrue(`${op} with a holding ${cell.wireHeader}: not applied (${cell.claim.effect!.what})`, cell.claim.effect!.holds(await settled(t, h, cell)));
+  expectTrue(`${op} with a holding ${cell.wireHeader}: not applied (${cell.claim.effect!.what})`, cell.claim.effect!.holds(await settled(t, h, cell)), { expected: "applied", got: "not applied" });
   t.docLevelHolds();
   const code = cell.onSource ? cell.claim.source!.code : (cell.claim.code ?? "ConditionNotMet");
   expectRawStatus(`${what}: error code`, refused, { status: 412, code });
@@ -89,7 +89,7 @@ async function notEvaluated(t: RowContext, cell: Cell, h: History): Promise<void
   if (base && cell.claim.effect) {
     t.step("read back");
     const after = await h.read();
-    if (outcome === "ignored") expectTrue(`${what}: answered ${res.status} but not applied (${cell.claim.effect.what})`, cell.claim.effect.holds(after));
+    if (outcome === "ignored") expectTrue(`${what}: answered ${res.status} but not applied (${cell.claim.effect.what})`, cell.claim.effect.holds(after), { expected: "applied", got: "not applied" });
     else expectUnchanged(`${op} after the rejected request`, base, after);
   }
   t.docLevelHolds();

@@ -65,7 +65,7 @@ async function runCell(t: RowContext, cell: FromUrlCell): Promise<void> {
   const permitted = await send(t, holding, cell, subject, { [cell.wireHeader]: headerValue(cell.header, false, before, after) });
   expectTrue(`${holding}: expected success, got ${show(permitted)}`, succeeded(permitted), { expected: "success", got: show(permitted) });
   t.step("read back after the permitted request");
-  expectTrue(`${holding}: not applied (${record.effect!.what})`, record.effect!.holds(await blobState(dest, c, kindOf(cell))));
+  expectTrue(`${holding}: not applied (${record.effect!.what})`, record.effect!.holds(await blobState(dest, c, kindOf(cell))), { expected: "applied", got: "not applied" });
 }
 
 const refusalText = (cell: FromUrlCell) => `${cell.refusal.status.join("/")} ${cell.refusal.code.join(" or ")}`;

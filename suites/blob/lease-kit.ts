@@ -323,6 +323,22 @@ export async function whileBreaking(s: StatedResource, res: RawResponse | undefi
   }
 }
 
+/**
+ * Runs the checks of the lease a lease action left while a finite one (SHORTEST
+ * s at the least) must still hold: a check that fails with an answer since
+ * exchange `from` dated that long after the action's (server clock) cannot tell
+ * a lease that ran out from one never held: PRECONDITION_FAILED, never a FAIL.
+ */
+export async function beforeLapse(res: RawResponse, from: number, check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } catch (err) {
+    const ends = serverDate(res).getTime() + (SHORTEST - 1) * 1000;
+    if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends)) preconditionFailed("a finite lease ran out before the state and the holder were checked");
+    throw err;
+  }
+}
+
 export interface BlobSnapshot {
   exists: boolean;
   content?: string;

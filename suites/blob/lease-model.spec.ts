@@ -60,9 +60,12 @@ export const BUDGET_MS = (SHORTEST + 4) * 1000;
 const BREAK_PERIOD = 60;
 /**
  * A break period short enough to wait to its last seconds within the budget,
- * long enough that a break ending at half of it is over by then (server clock).
+ * long enough that a break ending at half of it is over well before (server
+ * clock): one ending at 7 s reads Broken from then until the wait stops at
+ * 11 s (the end less the margin less 1 s). With 10 s that was 5 s to 7 s,
+ * which a loaded target's slow reads could miss altogether.
  */
-const SHORT_BREAK = 10;
+const SHORT_BREAK = 14;
 
 /** A sequence's state: the reference's (lease-reference.ts) and what runs the sequence. */
 interface Model {

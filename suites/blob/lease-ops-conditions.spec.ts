@@ -75,7 +75,7 @@ async function conditionsWithId(t: RowContext, claim: OpClaim, cells: Cell[]): P
       }, { timeoutMs: 30_000, intervalMs: 250 })
     : await h.read();
   const effect = claim.row.endsWith("/lease-blob") ? { what: "the blob is still leased", holds: () => after.leaseState === "leased" } : claim.effect!;
-  expectTrue(`${what}: not applied (${effect.what})`, effect.holds(after));
+  expectTrue(`${what}: not applied (${effect.what})`, effect.holds(after), { expected: "applied", got: "not applied" });
 }
 
 const rows: RowDef[] = LEASED_CONDITIONAL.map(({ op, claim, cells }) => ({

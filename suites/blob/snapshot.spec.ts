@@ -60,8 +60,11 @@ const rows = [
     const before = await baseState(c, b);
     await secondLater(t, async () => (await b.getProperties()).date, before.lastModified!);
     const snap = await snapshot(t, ref, "Snapshot Blob with x-ms-meta-snapshot", { "x-ms-meta-snapshot": "taken" });
-    expectTrue("Snapshot Blob with metadata: the snapshot has the base's ETag", snap.etag !== before.etag);
-    expectTrue("Snapshot Blob with metadata: the snapshot's Last-Modified is not later than the base's", Date.parse(snap.lastModified) > Date.parse(before.lastModified!));
+    expectTrue("Snapshot Blob with metadata: the snapshot has the base's ETag", snap.etag !== before.etag, { expected: "an ETag of its own", got: "the base's ETag" });
+    expectTrue("Snapshot Blob with metadata: the snapshot's Last-Modified is not later than the base's", Date.parse(snap.lastModified) > Date.parse(before.lastModified!), {
+      expected: "a later Last-Modified",
+      got: "not later",
+    });
     const read = await readSnapshot(t, ref, snap.time);
     expectRawStatus("Get Blob on the snapshot", read, { status: 200 });
     expectEqual("the snapshot's metadata", { state: read.headers["x-ms-meta-state"], snapshot: read.headers["x-ms-meta-snapshot"] }, { state: undefined, snapshot: "taken" });

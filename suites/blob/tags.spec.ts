@@ -87,7 +87,7 @@ async function runTagCell(t: RowContext, claim: TagClaim): Promise<void> {
   expectOk(holding, res);
   t.step("read back after the permitted request");
   const after = await settled(t, claim, h);
-  expectTrue(`${holding}: not applied (${claim.effect!.what})`, claim.effect!.holds(after));
+  expectTrue(`${holding}: not applied (${claim.effect!.what})`, claim.effect!.holds(after), { expected: "applied", got: "not applied" });
 }
 
 /** A copy may answer 202 while still pending: judged once it settled. */
