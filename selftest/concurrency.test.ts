@@ -29,7 +29,8 @@ describe("concurrency changes no result", function () {
     const select = (id: string) => !waiting.has(id) && !id.startsWith("file/");
     ids = registeredRows().map((r) => r.row.id).filter(select).sort();
     const { connectionString } = await sharedAzurite();
-    const run = (concurrency: number) => runHeadless({ connectionString, select, concurrency, expectations: "azurite" }).then((r) => r.results);
+    // One seed for both: the model rows draw the same histories.
+    const run = (concurrency: number) => runHeadless({ connectionString, select, concurrency, expectations: "azurite", seed: 1000 }).then((r) => r.results);
     [serial, concurrent] = await Promise.all([run(1), run(32)]);
   });
 
@@ -48,7 +49,11 @@ describe("concurrency changes no result", function () {
 
   it("records the same kinds of exchange for every row (method, status, error code)", function () {
     const other = new Map(concurrent.map((r) => [r.id, r]));
+    // A model row's clients race each other by design: which answers a history meets (a 412 where the
+    // other client's write came first) is its interleaving's, in either mode; its verdict is compared above.
+    const models = new Set(registeredRows().filter((r) => r.table === "M Models").map((r) => r.row.id));
     const diffs = serial
+      .filter((s) => !models.has(s.id))
       .filter((s) => JSON.stringify(evidenceShape(s)) !== JSON.stringify(evidenceShape(other.get(s.id)!)))
       .map((s) => `${s.id}: serial ${evidenceShape(s).join("; ")} / concurrent ${evidenceShape(other.get(s.id)!).join("; ")}`);
     expect(diffs).to.deep.equal([]);

@@ -54,7 +54,8 @@ async function perSeed(ids: string[], mutant?: Mutant): Promise<{ seed: number; 
           failed: failedIn(run),
           // A failing row keeps its whole message (the history's failing window, the replay command): a
           // plain run that fails on a correct target must be diagnosable from the self-test's output alone.
-          statuses: run.results.map((r) => `${r.id} ${r.status}${r.message ? `: ${r.status === "FAIL" || r.status === "UNEXPECTED_PASS" ? r.message : r.message.split("\n")[0]}` : ""}`),
+          // A row that passed shows its notes (commands run, waits made, sequences the budget ended): why a mutant survived.
+          statuses: run.results.map((r) => `${r.id} ${r.status}${r.message ? `: ${r.status === "FAIL" || r.status === "UNEXPECTED_PASS" ? r.message : r.message.split("\n")[0]}` : ""}${r.status === "PASS" ? ` ${JSON.stringify(r.notes).slice(0, 300)}` : ""}`),
         };
       }),
     );

@@ -482,9 +482,16 @@ async function sequence(
     Object.assign(model, { ref: { ...ref, state: "leased", holder: "L1", finite: true, endsAt: now + SHORTEST * 1000 }, now, deadline: now + BUDGET_MS });
     real.steps.push({ action: "acquire L1 (the holder), 15 s (setup)", expected: "201", observed: show(res) });
   }
-  // A break-end sequence first breaks a lease with the short period and waits to its last seconds,
-  // while its whole budget is ahead (drawn among the commands, that path often came too late to fit).
-  if (start === "near-break-end" && NEAR_BREAK_END.check(model)) await NEAR_BREAK_END.run(model, real);
+  // A break-end sequence first breaks a lease with the short period and waits to its last seconds
+  // (drawn among the commands, that path often came too late to fit). Its budget runs from the break,
+  // as a leased sequence's from its acquire: the wait fits however long a loaded target took to answer
+  // the acquire and the break (from the setup, it was skipped there, and a break ending early went unseen).
+  if (start === "near-break-end") {
+    const [acquire, brk, wait] = NEAR_BREAK_END.parts;
+    for (const c of [acquire, brk]) if (c.check({ ...model, deadline: Infinity })) await c.run(model, real);
+    model.deadline = model.now + BUDGET_MS;
+    if (wait.check(model)) await wait.run(model, real);
+  }
   await fc.asyncModelRun(() => ({ model, real }), commands);
   if (model.now >= model.deadline) executed.cut++;
 }

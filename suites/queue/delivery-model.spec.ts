@@ -330,11 +330,20 @@ async function runReceiver(h: History, r: Receiver, steps: Step[], index: number
         r.superseded.push(target);
         if (ok(e)) r.held.push({ id: target.id, receipt: e.newReceipt! });
         // A receiver's first update that lands is always followed by the receipt it superseded (half
-        // the receivers delete with it, half update), so every run has that race, not only the draws that give it.
+        // the receivers delete with it, half update), so every run has that race, not only the draws that give it;
+        // those that delete with it then delete the message with its current receipt: a rewritten message
+        // deleted, which must never return either.
+        const forced = ok(e) && !s.then && !r.raced;
         const then = s.then ?? (r.raced ? undefined : index % 2 === 0 ? "delete" : "update");
         if (ok(e) && then) r.raced = true;
         if (ok(e) && then === "update") await update(h, r, target, `s${tag}`, 0, true);
         if (ok(e) && then === "delete") await remove(h, r, target, true);
+        if (forced && then === "delete") {
+          const current = r.held.find((m) => m.id === target.id)!;
+          const d = await remove(h, r, current, false);
+          r.held.splice(r.held.indexOf(current), 1);
+          (ok(d) ? r.deleted : r.superseded).push(current);
+        }
         break;
       }
       case "delete": {
