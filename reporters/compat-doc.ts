@@ -3,6 +3,7 @@
 // between the versions, with the pin's reason and link. No evidence links:
 // the page is committed, the reports are not.
 import { compareRuns, type CompareRun } from "./compare.ts";
+import { headline } from "./console.ts";
 import { STATUS_MARK, type RowResult } from "../model/result.ts";
 
 export interface VersionRun {
@@ -21,8 +22,7 @@ const mark = (r: RowResult | undefined) => (r ? `${STATUS_MARK[r.status]} ${r.st
 function why(cells: (RowResult | undefined)[]): string {
   const pinned = cells.find((r) => r?.expectation)?.expectation;
   if (pinned) return `${pinned.reason}${pinned.link ? ` ([issue](${pinned.link}))` : ""}${pinned.versions ? ` — pinned for \`${pinned.versions}\`` : ""}`;
-  const first = cells.find((r) => r && r.status !== "PASS" && r.message)?.message?.split("\n")[0] ?? "";
-  return first.length > 240 ? `${first.slice(0, 240)}…` : first;
+  return headline(cells.find((r) => r && r.status !== "PASS" && r.message)?.message ?? "", 240);
 }
 
 export function renderCompatDoc(versions: VersionRun[], meta: { date: string; command: string; suite: string }): string {

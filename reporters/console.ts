@@ -8,9 +8,22 @@ const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPE
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (status: string) => (useColour && COLOUR[status] ? `\x1b[${COLOUR[status]}m${status}\x1b[0m` : status);
 
+/**
+ * A message's first line, at most `max` characters and then "…". A cut never
+ * leaves part of a redacted SAS signature: `sig=RED` would read as a leaked
+ * one, so the cut moves before it.
+ */
+export function headline(message: string, max = 160): string {
+  const line = message.split("\n")[0];
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max);
+  const open = /[?&]sig=[^&\s"']*$/i.exec(cut);
+  return `${open ? cut.slice(0, open.index) : cut}…`;
+}
+
 export function resultLine(r: RowResult): string {
   const pad = " ".repeat(Math.max(0, 19 - r.status.length));
-  const why = r.status === "PASS" ? "" : `  ${(r.message ?? "").split("\n")[0].slice(0, 160)}`;
+  const why = r.status === "PASS" ? "" : `  ${headline(r.message ?? "")}`;
   return `  ${paint(r.status)}${pad} ${r.id} (${r.durationMs} ms${r.retried ? ", re-run" : ""})${why}`;
 }
 
@@ -80,7 +93,7 @@ export function printSummary(report: Report, files: string[]): void {
   const rerun = report.results.filter((r) => r.retried);
   if (rerun.length) {
     console.log(`\nRe-run once (the first run got no answer from the target, INCONCLUSIVE): ${rerun.length} row(s)`);
-    for (const r of rerun) console.log(`  ${r.id}: ${(r.retried!.message ?? "").split("\n")[0].slice(0, 160)}`);
+    for (const r of rerun) console.log(`  ${r.id}: ${headline(r.retried!.message ?? "")}`);
   }
   const undecided = undecidedReasons(report.results);
   if (undecided.length) {
