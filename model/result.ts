@@ -31,6 +31,13 @@ export const STATUSES: Status[] = [
   "UNSUPPORTED",
 ];
 
+/**
+ * A SAS signature in a URL's query: `sig=` up to the next parameter (group 1,
+ * the name and `=`). No report or output holds its value: redaction replaces
+ * it, and a message cut short is never cut inside one.
+ */
+export const SAS_SIGNATURE = String.raw`([?&]sig=)[^&\s"']*`;
+
 /** One HTTP exchange (one try of a request), as it went over the wire. */
 export interface Exchange {
   seq: number;

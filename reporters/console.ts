@@ -1,12 +1,14 @@
 // Console output: one line per row in catalogue order as the verdicts come,
 // then the summary. The last line is always `N passed, N failed, N skipped`.
-import { failsRun, faultingOperations, leavesRunIncomplete, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
+import { failsRun, faultingOperations, leavesRunIncomplete, SAS_SIGNATURE, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 import type { Progress } from "./progress.ts";
 import { isBeyondArticle, sectionRank } from "../model/matrix.ts";
 
 const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35", UNSUPPORTED: "36" };
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (status: string) => (useColour && COLOUR[status] ? `\x1b[${COLOUR[status]}m${status}\x1b[0m` : status);
+
+const SIGNATURE_AT_END = new RegExp(`${SAS_SIGNATURE}$`, "i");
 
 /**
  * A message's first line, at most `max` characters and then "…". A cut never
@@ -17,7 +19,7 @@ export function headline(message: string, max = 160): string {
   const line = message.split("\n")[0];
   if (line.length <= max) return line;
   const cut = line.slice(0, max);
-  const open = /[?&]sig=[^&\s"']*$/i.exec(cut);
+  const open = SIGNATURE_AT_END.exec(cut);
   return `${open ? cut.slice(0, open.index) : cut}…`;
 }
 
