@@ -63,9 +63,12 @@ async function main(): Promise<number> {
     }
     // A malformed connection string is reported before anything heavy loads.
     if (config.connectionString) resolveConnectionString(config.connectionString);
+    // The embedded Azurite starts while the SDKs and suites load: they take about as long.
+    const early = config.connectionString ? undefined : import("../fixtures/azurite.ts").then((m) => m.startAzurite());
+    early?.catch(() => undefined);
     // Loaded only now: --help and bad settings answer without loading the SDKs.
     const { runSuite } = await import("../fixtures/run-suite.ts");
-    return await runSuite(config);
+    return await runSuite(config, early);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`error: ${err.message}`);
