@@ -1,21 +1,16 @@
-// The whole suite run once through the proxy with no mutant, against the
-// shared Azurite (expectations: azurite), started on first use and shared
-// (selftest/shared.ts) by every self-test file that compares a deviating
-// target with a correct one.
+// The whole suite's verdicts on a correct target through the proxy with no
+// mutant: the shared external run (cli/external-run.ts: an Azurite of the
+// embedded version by connection string, through the proxy), which every
+// self-test file that compares a deviating target with a correct one reads.
 import type { RowResult } from "../model/result.ts";
-import { runHeadless } from "../fixtures/headless.ts";
-import { sharedAzurite } from "./azurite-fixture.ts";
-import { startProxy } from "./proxy.ts";
-import { sharedOnce } from "./shared.ts";
+import { loadAllSuites } from "../fixtures/registry.ts";
+import { externalRun } from "./cli/external-run.ts";
+import { readReport } from "./cli/cli-kit.ts";
 
+let results: Promise<RowResult[]> | undefined;
+
+/** The baseline's results, once this process has loaded the suites too (its callers look rows up in the registry). */
 export function proxiedBaseline(): Promise<RowResult[]> {
-  return sharedOnce("proxied-baseline", async () => {
-    const a = await sharedAzurite();
-    const proxy = await startProxy({ upstream: a.ports });
-    try {
-      return (await runHeadless({ connectionString: proxy.connectionString, expectations: "azurite" })).results;
-    } finally {
-      await proxy.stop();
-    }
-  });
+  results ??= Promise.all([externalRun(), loadAllSuites()]).then(([run]) => readReport(run.dir).results);
+  return results;
 }

@@ -69,7 +69,7 @@ export const tooLateToTell = (r: { status: string; message?: string } | undefine
  * The rows of these reports too late to tell (above) in any of them, and the
  * cells computed from them (`<cell>/…`: a cell's finer rows sit beneath its ID).
  */
-export function tooLateIn(...reports: Report[]): (id: string) => boolean {
+export function tooLateIn(...reports: Pick<Report, "results">[]): (id: string) => boolean {
   const late = reports.flatMap((r) => r.results.filter((x) => tooLateToTell(x)).map((x) => x.id));
   return (id) => late.some((l) => l === id || l.startsWith(id + "/"));
 }
@@ -105,7 +105,7 @@ export async function privateAzurite(accounts?: string): Promise<EmbeddedAzurite
 }
 
 /** The connection string of an Azurite for another account (path-style endpoints). */
-export function accountConnectionString(a: EmbeddedAzurite, account: string, credential: { key: string } | { sas: string }): string {
+export function accountConnectionString(a: Pick<EmbeddedAzurite, "ports">, account: string, credential: { key: string } | { sas: string }): string {
   const parts = ["DefaultEndpointsProtocol=http", `AccountName=${account}`];
   if ("key" in credential) parts.push(`AccountKey=${credential.key}`);
   for (const [svc, port] of Object.entries(a.ports)) parts.push(`${svc[0].toUpperCase()}${svc.slice(1)}Endpoint=http://127.0.0.1:${port}/${account}`);

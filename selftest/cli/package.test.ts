@@ -1,43 +1,33 @@
-// The package as a user gets it: `npm pack` (prepack compiles dist/), then in
-// an empty directory `npm i --omit=dev <tarball>` (no tsx, no TypeScript) and
-// the installed commands, run with plain node:
+// The package as a user gets it (made once, cli/installed-run.ts: `npm
+// pack`, `npm i --omit=dev <tarball>` in an empty directory, the installed
+// command's full run), and the installed commands run with plain node:
 // - the tarball holds the compiled runtime and the data it reads, nothing
 //   else (no self-tests, benches or TypeScript sources), within its budget;
 // - every installed command answers --help; bad input is one line, exit 2;
 // - the programmatic API runs the suite and resolves to its report, and its
 //   types resolve for a TypeScript consumer;
 // - a full run against the embedded Azurite gives the verdicts of a run from
-//   source (`npm test`, with the same seed: the run cli/runs.test.ts compares
-//   an external emulator with, cli/source-run.ts), and writes every report;
+//   source (the shared external run, cli/external-run.ts, with the same
+//   seed: an Azurite of the same version by connection string, through the
+//   proxy with no mutant, which runs.test.ts and mutation.test.ts show
+//   change no verdict), and writes every report;
 // - the time from start to the first row is not more than from source (as
 //   the installed command ran before it was compiled: through tsx).
-// npm installs from its cache where it can (--prefer-offline): one install.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { assert } from "chai";
 import { embeddedPackage } from "../../fixtures/azurite.ts";
 import { STATUSES, type Report } from "../../model/result.ts";
-import { cleanEnv, collect, oneLine, readReport, ROOT, tmpDir, toldExitCode, tooLateIn, type CliResult } from "./cli-kit.ts";
+import { cleanEnv, oneLine, readReport, ROOT, tmpDir, toldExitCode, tooLateIn, type CliResult } from "./cli-kit.ts";
+import { externalRun } from "./external-run.ts";
+import { binIn, embeddedRun, installedRun, PACKAGE_NAME, PATH, sh, type Packed } from "./installed-run.ts";
 import { ALLOWED_IN_TARBALL, FORBIDDEN_IN_TARBALL, UNPACKED_BUDGET_BYTES } from "./package-facts.ts";
-import { SOURCE_SEED, sourceRun } from "./source-run.ts";
 
-/**
- * What npm needs to reach the registry from this machine (a proxy, the CA of a
- * TLS-inspecting one, the registry); the suite's variables and npm's run-script
- * ones (npm_config_local_prefix would install into this repository) stay out.
- */
-const NETWORK = /^(https?_proxy|no_proxy|node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|npm_config_(registry|cafile|ca|strict_ssl|https?_proxy|proxy|noproxy))$/i;
-const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}`;
-const NAME = "azure-storage-concurrency-conformance";
+const NAME = PACKAGE_NAME;
 /** One quick row: the time to the first row is then the start-up (load, Azurite, preflight) and one row. */
 const ONE_ROW = "create-container/etag:";
 const ROW_LINE = new RegExp(`^\\s+(${STATUSES.join("|")})\\s+\\S+ \\(\\d+ ms`, "m");
-
-function sh(cmd: string, args: string[], cwd: string, timeoutMs: number, env: Record<string, string> = {}): Promise<CliResult> {
-  const network = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => NETWORK.test(e[0]) && e[1] !== undefined));
-  return collect(spawn(cmd, args, { cwd, env: cleanEnv({ ...network, PATH, ...env }), stdio: ["ignore", "pipe", "pipe"] }), timeoutMs);
-}
 
 /** Milliseconds from spawning a command to its first row line (and its exit code). */
 function timeToFirstRow(cmd: string, args: string[], cwd: string): Promise<{ ms: number; code: number | null }> {
@@ -55,27 +45,20 @@ function timeToFirstRow(cmd: string, args: string[], cwd: string): Promise<{ ms:
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const verdicts = (r: Report) => Object.fromEntries(r.results.map((x) => [x.id, `${x.status}${x.signature ? ` ${x.signature}` : ""}`]));
 
-interface Packed {
-  filename: string;
-  unpackedSize: number;
-  files: { path: string; size: number }[];
-}
-
 describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands with plain node", function () {
   this.timeout(600_000);
   let packed: Packed;
   let app: string;
   let install: CliResult;
-  const bin = (name: string) => join(app, "node_modules", ".bin", name);
+  const bin = (name: string) => binIn(app, name);
 
   before(async function () {
-    const dir = tmpDir("pack");
-    const pack = await sh("npm", ["pack", "--json", "--pack-destination", dir, "--loglevel", "error"], ROOT, 180_000);
-    assert.equal(pack.code, 0, pack.stderr);
-    packed = (JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as Packed[])[0];
-    app = tmpDir("app");
-    install = await sh("npm", ["i", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app, 360_000);
-    assert.equal(install.code, 0, install.stderr.slice(-2000));
+    const made = await installedRun();
+    assert.equal(made.pack.code, 0, made.pack.stderr);
+    assert.equal(made.install?.code, 0, made.install?.stderr.slice(-2000));
+    packed = made.packed!;
+    app = made.app;
+    install = made.install!;
   });
 
   it("the tarball holds the compiled runtime and its data only: no self-tests, benches or sources", function () {
@@ -149,8 +132,7 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
   });
 
   it("a full run against the embedded Azurite gives the verdicts of a run from source, and writes every report", async function () {
-    const reports = join(app, "reports");
-    const [installed, { dir: sourceReports, cli: source }] = await Promise.all([sh(bin(NAME), ["--seed", SOURCE_SEED], app, 300_000), sourceRun()]);
+    const [{ dir: reports, cli: installed }, { dir: sourceReports, cli: source }] = await Promise.all([embeddedRun(), externalRun()]);
     for (const f of ["conformance.json", "conformance.md", "conformance.html", "junit.xml", "badge.json"]) assert.isTrue(existsSync(join(reports, f)), f);
     const report = readReport(reports);
     assert.equal(toldExitCode(installed.code, report), 0, `${installed.stdout.slice(-3000)}\n${installed.stderr.slice(-2000)}`);

@@ -1,14 +1,14 @@
 // Targets, run info and secrets, through the CLI:
-// - an embedded run (no connection string; the run from source the package
-//   self-test compares with too, cli/source-run.ts) and a run against a
-//   second Azurite started separately (an external emulator, by connection
-//   string, with its own account and key) give the same status for every ID;
+// - an embedded run (no connection string: the installed package's run,
+//   cli/installed-run.ts) and a run against a second Azurite started
+//   separately (an external emulator, by connection string, with its own
+//   account and key, through the proxy with no mutant: cli/external-run.ts)
+//   give the same status for every ID;
 // - the run info says what ran against what;
 // - the account key, Shared Key signatures, Authorization headers and SAS
 //   signatures appear in no output and no artefact (also with a SAS
 //   connection string);
-// - nothing with a run prefix is left on the external emulator.
-import { randomBytes } from "node:crypto";
+// - nothing with a run prefix is left on either external emulator.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -26,10 +26,10 @@ import { NAME_PREFIX } from "../../fixtures/names.ts";
 import { resolveConnectionString } from "../../fixtures/target.ts";
 import { exitCodeOf, type Report } from "../../model/result.ts";
 import { accountConnectionString, artefacts, privateAzurite, readReport, ROOT, runCli, tmpDir, toldExitCode, tooLateIn, type CliResult } from "./cli-kit.ts";
-import { sourceRun } from "./source-run.ts";
+import { EXTERNAL_ACCOUNT, externalRun } from "./external-run.ts";
+import { embeddedRun } from "./installed-run.ts";
 
-const ACCOUNT = "certacct1";
-const KEY = randomBytes(64).toString("base64");
+const ACCOUNT = EXTERNAL_ACCOUNT;
 // A subset touching every service and both SDK and raw requests.
 const SAS_GREP = "container-ops|blob-ops/put-blob/|queue/|table/entity-ops/(insert|update)";
 
@@ -39,11 +39,11 @@ interface Run {
   report: Report;
 }
 
-/** What must never be printed for this target, with what it is (for the failure message). */
-function forbidden(extra: [string, string][] = []): [RegExp, string][] {
+/** What must never be printed for the account with this key, with what it is (for the failure message). */
+function forbidden(key: string, extra: [string, string][] = []): [RegExp, string][] {
   return [
-    [new RegExp(KEY.replace(/[+/=]/g, (c) => `\\${c}`)), "the account key"],
-    [new RegExp(encodeURIComponent(KEY).replace(/[%]/g, "%")), "the account key, URL-encoded"],
+    [new RegExp(key.replace(/[+/=]/g, (c) => `\\${c}`)), "the account key"],
+    [new RegExp(encodeURIComponent(key).replace(/[%]/g, "%")), "the account key, URL-encoded"],
     [/SharedKey(Lite)? [a-z0-9]+:/i, "a Shared Key signature"],
     [/["']?authorization["']?\s*[:=]\s*["']?(SharedKey|Bearer|Basic)/i, "an Authorization header"],
     [/[?&]sig=(?!REDACTED)[^&\s"'<]+/i, "a SAS signature"],
@@ -71,9 +71,15 @@ describe("CLI: targets, run info and secrets", function () {
   let embedded: Run;
   let external: Run;
   let viaSas: Run;
+  let key: string;
+  let leftOnExternal: Record<string, string[]>;
 
   before(async function () {
-    azurite = await privateAzurite(`${ACCOUNT}:${KEY}`);
+    const shared = await externalRun();
+    key = shared.key;
+    leftOnExternal = shared.left;
+    external = { dir: shared.dir, cli: shared.cli, report: readReport(shared.dir) };
+    azurite = await privateAzurite(`${ACCOUNT}:${key}`);
     sas = generateAccountSASQueryParameters(
       {
         expiresOn: new Date(Date.now() + 3_600_000),
@@ -81,7 +87,7 @@ describe("CLI: targets, run info and secrets", function () {
         services: AccountSASServices.parse("bqt").toString(),
         resourceTypes: AccountSASResourceTypes.parse("sco").toString(),
       },
-      new StorageSharedKeyCredential(ACCOUNT, KEY),
+      new StorageSharedKeyCredential(ACCOUNT, key),
     ).toString();
     assert.match(sas, /(^|&)sig=/);
     const run = async (args: string[], env: Record<string, string>): Promise<Run> => {
@@ -91,9 +97,8 @@ describe("CLI: targets, run info and secrets", function () {
       if (cli.code !== 0 && cli.code !== 1 && cli.code !== 4) throw new Error(`the run ended with ${cli.code}: ${cli.stderr.slice(0, 1000)}`);
       return { dir, cli, report: readReport(dir) };
     };
-    [embedded, external, viaSas] = await Promise.all([
-      sourceRun().then(({ dir, cli }) => ({ dir, cli, report: readReport(dir) })),
-      run([], { AZURE_STORAGE_CONNECTION_STRING: accountConnectionString(azurite, ACCOUNT, { key: KEY }) }),
+    [embedded, viaSas] = await Promise.all([
+      embeddedRun().then(({ dir, cli }) => ({ dir, cli, report: readReport(dir) })),
       run(["--grep", SAS_GREP], { AZURE_STORAGE_CONNECTION_STRING: accountConnectionString(azurite, ACCOUNT, { sas }) }),
     ]);
   });
@@ -170,11 +175,11 @@ describe("CLI: targets, run info and secrets", function () {
         code: 0,
         signal: null,
         ms: 0,
-        stdout: `key ${KEY}\nAuthorization: SharedKey certacct1:xyz=\n"authorization": "SharedKey x:y"\nGET /c?sv=1&sig=${encodeURIComponent(sig)}&se=2`,
-        stderr: `enc ${encodeURIComponent(KEY)}`,
+        stdout: `key ${key}\nAuthorization: SharedKey certacct1:xyz=\n"authorization": "SharedKey x:y"\nGET /c?sv=1&sig=${encodeURIComponent(sig)}&se=2`,
+        stderr: `enc ${encodeURIComponent(key)}`,
       },
     };
-    const found = leaks(planted, forbidden([[sig, "the SAS signature"], [encodeURIComponent(sig), "the SAS signature, URL-encoded"]]));
+    const found = leaks(planted, forbidden(key, [[sig, "the SAS signature"], [encodeURIComponent(sig), "the SAS signature, URL-encoded"]]));
     for (const what of ["the account key", "the account key, URL-encoded", "a Shared Key signature", "an Authorization header", "a SAS signature", "the SAS signature, URL-encoded"]) {
       assert.isTrue(found.some((f) => f.startsWith(what + " in ")), `${what} detected: ${found.join("; ")}`);
     }
@@ -183,7 +188,7 @@ describe("CLI: targets, run info and secrets", function () {
   it("no key, Shared Key signature or Authorization header in any output or artefact (account key run)", function () {
     // The key did reach the target: the run signed requests with it and they were accepted.
     assert.isAbove(external.report.summary.PASS, 0);
-    assert.deepEqual(leaks(external, forbidden()), []);
+    assert.deepEqual(leaks(external, forbidden(key)), []);
   });
 
   it("with a SAS connection string, the signature appears nowhere (only sig=REDACTED)", function () {
@@ -191,13 +196,14 @@ describe("CLI: targets, run info and secrets", function () {
     assert.isAbove(viaSas.report.summary.PASS, 0, "the SAS run did run rows");
     const all = [viaSas.cli.stdout, ...artefacts(viaSas.dir).map((a) => a.text)].join("\n");
     assert.match(all, /[?&]sig=REDACTED/, "the evidence records SAS URLs, redacted");
-    assert.deepEqual(leaks(viaSas, forbidden([[sig, "the SAS signature"], [encodeURIComponent(sig), "the SAS signature, URL-encoded"]])), []);
+    assert.deepEqual(leaks(viaSas, forbidden(key, [[sig, "the SAS signature"], [encodeURIComponent(sig), "the SAS signature, URL-encoded"]])), []);
     assert.equal(viaSas.report.run.target.kind, "emulator");
   });
 
-  it("nothing with a run prefix is left on the external emulator", async function () {
-    const clients = new Clients(resolveConnectionString(accountConnectionString(azurite, ACCOUNT, { key: KEY })));
+  it("nothing with a run prefix is left on either external emulator (the account key run's, the SAS run's)", async function () {
+    assert.deepEqual(leftOnExternal, { blob: [], queue: [], table: [], file: [] }, "after the account key run");
+    const clients = new Clients(resolveConnectionString(accountConnectionString(azurite, ACCOUNT, { key })));
     const left = await listOurs(clients, ["blob", "queue", "table"], NAME_PREFIX);
-    assert.deepEqual(left, { blob: [], queue: [], table: [], file: [] });
+    assert.deepEqual(left, { blob: [], queue: [], table: [], file: [] }, "after the SAS run");
   });
 });

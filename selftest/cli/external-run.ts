@@ -1,0 +1,61 @@
+// One run of the CLI from source against an external emulator: a second
+// Azurite of the embedded version with an account and key of its own, by
+// connection string, through the proxy with no mutant (the seed of the
+// installed package's embedded run, cli/installed-run.ts). Shared
+// (selftest/shared.ts) by the files that compare with a correct target:
+// cli/package.test.ts (the installed package gives a run from source's
+// verdicts), cli/runs.test.ts (an external emulator gives the embedded run's
+// verdicts, and leaks no secret), mutation.test.ts (the proxy changes no
+// verdict), concurrency.test.ts and, through baseline.ts, those that compare
+// a deviating target with it. One full run serves them
+// all: a difference still names its rows, and the run's evidence says which
+// account, endpoint and proxy it went through.
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { Clients } from "../../fixtures/clients.ts";
+import { listOurs } from "../../fixtures/cleanup.ts";
+import { NAME_PREFIX } from "../../fixtures/names.ts";
+import { resolveConnectionString } from "../../fixtures/target.ts";
+import { startProxy } from "../proxy.ts";
+import { sharedOnce } from "../shared.ts";
+import { accountConnectionString, privateAzurite, runCli, type CliResult } from "./cli-kit.ts";
+import { RUN_SEED } from "./installed-run.ts";
+
+export const EXTERNAL_ACCOUNT = "certacct1";
+
+export interface ExternalRun {
+  /** Its report directory. */
+  dir: string;
+  cli: CliResult;
+  /** The account's key (a secret no output may show). */
+  key: string;
+  /** Resources with the suite's name prefix on the emulator after the run. */
+  left: Record<string, string[]>;
+}
+
+export function externalRun(): Promise<ExternalRun> {
+  return sharedOnce("external-run", async (home) => {
+    const dir = join(home, "reports");
+    mkdirSync(dir);
+    const key = randomBytes(64).toString("base64");
+    const azurite = await privateAzurite(`${EXTERNAL_ACCOUNT}:${key}`);
+    try {
+      const proxy = await startProxy({ upstream: azurite.ports });
+      let cli: CliResult;
+      try {
+        const connectionString = accountConnectionString(proxy, EXTERNAL_ACCOUNT, { key });
+        cli = await runCli(["--seed", RUN_SEED, "--report-dir", dir], { AZURE_STORAGE_CONNECTION_STRING: connectionString }, 300_000);
+      } finally {
+        await proxy.stop();
+      }
+      // 4 (rows left INCONCLUSIVE) still has a report: the comparisons name the rows.
+      if (cli.code !== 0 && cli.code !== 1 && cli.code !== 4) throw new Error(`the external run ended with ${cli.code}: ${cli.stderr.slice(0, 1000)}`);
+      const clients = new Clients(resolveConnectionString(accountConnectionString(azurite, EXTERNAL_ACCOUNT, { key })));
+      const left = await listOurs(clients, ["blob", "queue", "table"], NAME_PREFIX);
+      return { dir, cli, key, left };
+    } finally {
+      await azurite.stop();
+    }
+  });
+}
