@@ -113,6 +113,11 @@ export function accountConnectionString(a: Pick<EmbeddedAzurite, "ports">, accou
   return parts.join(";");
 }
 
+/** Throws unless the run ended with a report: 0, 1, or 4 (rows left INCONCLUSIVE still have one; the comparisons name the rows). */
+export function endedWithReport(cli: CliResult, what: string): void {
+  if (cli.code !== 0 && cli.code !== 1 && cli.code !== 4) throw new Error(`${what} ended with ${cli.code}: ${cli.stderr.slice(0, 1000)}`);
+}
+
 export function readReport(dir: string): Report {
   return JSON.parse(readFileSync(join(dir, "conformance.json"), "utf8")) as Report;
 }

@@ -24,7 +24,6 @@ import { externalRun } from "./external-run.ts";
 import { binIn, embeddedRun, installedRun, PACKAGE_NAME, PATH, sh, type Packed } from "./installed-run.ts";
 import { ALLOWED_IN_TARBALL, FORBIDDEN_IN_TARBALL, UNPACKED_BUDGET_BYTES } from "./package-facts.ts";
 
-const NAME = PACKAGE_NAME;
 /** One quick row: the time to the first row is then the start-up (load, Azurite, preflight) and one row. */
 const ONE_ROW = "create-container/etag:";
 const ROW_LINE = new RegExp(`^\\s+(${STATUSES.join("|")})\\s+\\S+ \\(\\d+ ms`, "m");
@@ -80,7 +79,7 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
   it("installs without dev dependencies (no tsx, no TypeScript) and without engine warnings", function () {
     for (const dev of ["tsx", "typescript", "yaml"]) assert.isFalse(existsSync(join(app, "node_modules", dev)), `${dev} is not installed`);
     assert.notMatch(install.stderr, /EBADENGINE/, "every installed package supports this Node");
-    assert.equal(readFileSync(join(app, "node_modules", NAME, "dist", "bin", "conformance.js"), "utf8").split("\n")[0], "#!/usr/bin/env node");
+    assert.equal(readFileSync(join(app, "node_modules", PACKAGE_NAME, "dist", "bin", "conformance.js"), "utf8").split("\n")[0], "#!/usr/bin/env node");
   });
 
   it("every installed command answers --help (npx)", async function () {
@@ -93,14 +92,14 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
   });
 
   it("bad input from another directory: one line, exit 2", async function () {
-    const r = await sh(bin(NAME), ["--report-dir", tmpDir("bad")], app, 60_000, { CONFORMANCE_SERVICES: "blob,fil" });
+    const r = await sh(bin(PACKAGE_NAME), ["--report-dir", tmpDir("bad")], app, 60_000, { CONFORMANCE_SERVICES: "blob,fil" });
     assert.equal(r.code, 2, r.stderr);
     assert.match(oneLine(r.stderr), /CONFORMANCE_SERVICES: unknown service fil/);
   });
 
   it("the programmatic API: run(options) resolves to the report; its types resolve for a TypeScript consumer", async function () {
     const script = [
-      `import { run, STATUSES } from "${NAME}";`,
+      `import { run, STATUSES } from "${PACKAGE_NAME}";`,
       `const report = await run({ grep: ${JSON.stringify(ONE_ROW)}, reportDir: "api-reports", output: "ignore" });`,
       `let refused = "";`,
       `try { await run({ services: ["blobb"], output: "ignore" }); } catch (err) { refused = err.name + ": " + err.message; }`,
@@ -119,7 +118,7 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
     writeFileSync(
       join(app, "consumer.ts"),
       [
-        `import { run, type Report, type RowResult, type RunOptions } from "${NAME}";`,
+        `import { run, type Report, type RowResult, type RunOptions } from "${PACKAGE_NAME}";`,
         `const options: RunOptions = { connectionString: "UseDevelopmentStorage=true", services: ["blob"], maxTries: 2 };`,
         `const report: Promise<Report> = run(options);`,
         `export const firstFailure = (r: Report): RowResult | undefined => r.results.find((x) => x.status === "FAIL");`,
@@ -136,13 +135,13 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
     for (const f of ["conformance.json", "conformance.md", "conformance.html", "junit.xml", "badge.json"]) assert.isTrue(existsSync(join(reports, f)), f);
     const report = readReport(reports);
     assert.equal(toldExitCode(installed.code, report), 0, `${installed.stdout.slice(-3000)}\n${installed.stderr.slice(-2000)}`);
-    assert.equal(toldExitCode(source.code, readReport(sourceReports)), 0, source.stderr.slice(-2000));
+    const fromSource = readReport(sourceReports);
+    assert.equal(toldExitCode(source.code, fromSource), 0, source.stderr.slice(-2000));
     assert.match(installed.stdout.trim().split("\n").at(-1)!, /^\d+ passed, 0 failed, \d+ skipped$/);
     assert.equal(report.run.target.kind, "embedded-azurite");
     assert.equal(report.run.target.azuriteVersion, embeddedPackage().version, "the newest Azurite this Node supports");
     assert.isUndefined(report.run.suite.commit, "installed: the consumer's repository is not the suite's");
     assert.equal(report.run.expectations, "expectations/azurite.json");
-    const fromSource = readReport(sourceReports);
     const a = verdicts(report);
     const b = verdicts(fromSource);
     const late = tooLateIn(report, fromSource);
@@ -157,7 +156,7 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
     const installed: number[] = [];
     const source: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const a = await timeToFirstRow(bin(NAME), ["--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], app);
+      const a = await timeToFirstRow(bin(PACKAGE_NAME), ["--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], app);
       const b = await timeToFirstRow(process.execPath, ["--import", "tsx", "bin/conformance.ts", "--env-file", "/dev/null", "--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], ROOT);
       assert.equal(a.code, 0);
       assert.equal(b.code, 0);
