@@ -1,30 +1,38 @@
 // `npm run selftest [grep]`: the suite's own tests (selftest/**/*.test.ts),
 // each file in a process of its own (but the quick ones: QUICK), several
 // side by side (much of their time is spent waiting on leases, visibility
-// timeouts and child processes). A
-// costly run several files use (the whole suite through the proxy with no
-// mutant, a run of the CLI from source) is made once, by the first process
-// that asks, in a scratch directory they share (selftest/shared.ts,
-// SELFTEST_SHARED_DIR). Longest first, by the times of the last full run
-// (selftest/times.json, committed: a fresh clone starts the long ones first
-// too, and the figures quoted in the docs come from it). Each process's
-// output is printed whole when it ends; at the end, the wall and CPU time of
-// each (its process and the children it waited for: on two cores the CPU,
-// not the waits, sets the total), slowest first, the failing tests again
-// with the head of each error, then the line
-// `N passed, N failed, N skipped`. The model rows' kill rates
-// (models.test.ts) are measured with nothing else running: a lease model
-// sequence runs within a time budget, so a loaded machine cuts sequences
-// short and lowers the rates it measures (even light files beside it do);
-// that file runs first, alone, then the others side by side.
-//   SELFTEST_JOBS: processes at once (default 4).
+// timeouts and child processes). The costly runs several files compare with
+// (the installed package's full run, a run of the CLI from source against an
+// external emulator) are made once, in a scratch directory they share
+// (selftest/shared.ts, SELFTEST_SHARED_DIR): in a full run by a process of
+// their own started first (shared-runs.ts), else by the first file that
+// asks. Longest first, by the times of the last full run (selftest/times.json,
+// committed: a fresh clone starts the long ones first too, and the figures
+// quoted in the docs come from it). Each process's output is printed whole
+// when it ends; at the end, the wall and CPU time of each (its process and
+// the children it waited for: on two cores the CPU, not the waits, sets the
+// total), slowest first, the failing tests again with the head of each error,
+// then the line `N passed, N failed, N skipped`.
+//
+// The model rows' kill rates (models.test.ts) are measured as if nothing else
+// ran: a lease model sequence runs within a time budget, so a loaded machine
+// cuts sequences short and lowers the rates it measures (even light files
+// beside it did). That file runs at the normal priority and every other one
+// at a lower one (BACKGROUND_NICE, inherited by their Azurites and CLI runs):
+// the scheduler gives the kill rates the CPU they ask for, and the others the
+// rest of the two cores, which the kill rates alone left idle. It starts once
+// the shared runs are made (at the normal priority too): a run starved
+// beside it met client timeouts, a poorer baseline for the files that compare
+// with it.
+//   SELFTEST_JOBS: processes at once beside those (default 4).
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { setPriority, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { filesEndingWith } from "../fixtures/mocha-load.ts";
 import { ROOT } from "../fixtures/paths.ts";
+import type { Tally } from "./tally.ts";
 
 if (process.argv[2] === "--help" || process.argv[2] === "-h") {
   console.log(
@@ -36,24 +44,23 @@ const here = dirname(fileURLToPath(import.meta.url));
 const TIMES = join(here, "times.json");
 const JOBS = Math.max(1, Number(process.env.SELFTEST_JOBS ?? 4) || 4);
 const grep = process.argv[2];
-/** Files that run with no other self-test beside them (their measurements depend on the load). */
+/** Files whose measurements depend on the load: they run at the normal priority, every other file at BACKGROUND_NICE. */
 const ALONE = ["models.test.ts"];
+/**
+ * The others' niceness: at 10 a process weighs about a tenth of one at 0 for
+ * the scheduler (Linux), so they run on what the kill rates leave idle (at 5,
+ * a third: two kill rates fell to their floor). Raising one's niceness needs
+ * no privilege.
+ */
+const BACKGROUND_NICE = 10;
 
-interface Tally {
-  passes: number;
-  failures: number;
-  pending: number;
-  /** CPU seconds of the file's process and the children it waited for (see worker.ts). */
-  cpuSeconds?: number;
-  /** Seconds per file, where a process ran several. */
-  perFile?: Record<string, number>;
-  /** The failing tests and the head of each error (see worker.ts). */
-  failing?: { title: string; error: string }[];
-}
 interface Job {
   name: string;
+  /** Test files, run by worker.ts; none for the shared runs' process. */
   files: string[];
 }
+/** The process that makes the shared runs in a full run. */
+const SHARED_RUNS: Job = { name: "shared runs (shared-runs.ts: the installed package's, the external emulator's)", files: [] };
 
 /** Directories of quick files (a second or two each), which share one process: its start would cost more than they do. */
 const QUICK = ["unit/", "report/"];
@@ -75,14 +82,17 @@ function lastTimes(): Record<string, number> {
   }
 }
 
-async function runJob(job: Job, scratch: string): Promise<{ job: Job; tally: Tally; seconds: number; output: string; code: number | null }> {
+async function runJob(job: Job, scratch: string, nice: number): Promise<{ job: Job; tally: Tally; seconds: number; output: string; code: number | null }> {
   const tallyPath = join(scratch, `${job.name.replace(/[^a-z0-9]+/gi, "-")}.json`);
   const started = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", join(here, "worker.ts"), "--tally", tallyPath, ...(grep ? ["--grep", grep] : []), ...job.files], {
+  const script = job === SHARED_RUNS ? ["shared-runs.ts", "--tally", tallyPath] : ["worker.ts", "--tally", tallyPath, ...(grep ? ["--grep", grep] : []), ...job.files];
+  const child = spawn(process.execPath, ["--import", "tsx", join(here, script[0]), ...script.slice(1)], {
     cwd: ROOT,
     env: { ...process.env, SELFTEST_SHARED_DIR: scratch },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // Before it has loaded anything, so every process it starts inherits the priority.
+  if (nice && child.pid !== undefined) setPriority(child.pid, nice);
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr.on("data", (c: Buffer) => (output += c.toString()));
@@ -102,24 +112,29 @@ const times = lastTimes();
 const seconds = (j: Job) => times[j.name] ?? 0;
 const scratch = mkdtempSync(join(tmpdir(), "selftest-"));
 const ran = (t: Tally) => t.passes + t.failures + t.pending > 0;
-const report = async (job: Job) => {
-  const r = await runJob(job, scratch);
+/** A process that ran tests, ended badly or made the shared runs. */
+const shown = (r: { job: Job; tally: Tally; code: number | null }) => ran(r.tally) || r.code !== 0 || r.job === SHARED_RUNS;
+const report = async (job: Job, nice = 0) => {
+  const r = await runJob(job, scratch, nice);
   // Whole, so the outputs of processes side by side do not interleave; a file the grep left empty says nothing.
-  if (ran(r.tally) || r.code !== 0) process.stdout.write(`\n===== ${job.name} (${Math.round(r.seconds)} s) =====\n${r.output}`);
+  if (shown(r)) process.stdout.write(`\n===== ${job.name} (${Math.round(r.seconds)} s) =====\n${r.output}`);
   return r;
 };
-// The files measured alone run first, then every file left, JOBS at once,
-// the longest first.
+// The shared runs (in a full run), then the files measured as if alone, at
+// the normal priority; beside them every other file, JOBS at once at the
+// lower one, the longest first.
 const all = jobs();
 const alone = all.filter((j) => ALONE.includes(j.name));
 const left = all.filter((j) => !alone.includes(j)).sort((a, b) => seconds(b) - seconds(a));
 const done: Awaited<ReturnType<typeof report>>[] = [];
-for (const job of alone) done.push(await report(job));
-await Promise.all(
-  Array.from({ length: JOBS }, async () => {
-    for (let job = left.shift(); job; job = left.shift()) done.push(await report(job));
+await Promise.all([
+  (async () => {
+    for (const job of [...(grep ? [] : [SHARED_RUNS]), ...alone]) done.push(await report(job));
+  })(),
+  ...Array.from({ length: JOBS }, async () => {
+    for (let job = left.shift(); job; job = left.shift()) done.push(await report(job, BACKGROUND_NICE));
   }),
-);
+]);
 
 const total = done.reduce((t, r) => ({ passes: t.passes + r.tally.passes, failures: t.failures + r.tally.failures, pending: t.pending + r.tally.pending }), { passes: 0, failures: 0, pending: 0 });
 const wall = Math.round((Date.now() - started) / 1000);
@@ -136,7 +151,7 @@ if (!grep) {
   writeFileSync(TIMES, JSON.stringify(record, null, 2) + "\n");
 }
 console.log(`\nself-test wall time per file (${JOBS} at once), slowest first, with CPU time:`);
-for (const r of [...done].sort((a, b) => b.seconds - a.seconds).filter((r) => ran(r.tally) || r.code !== 0)) {
+for (const r of [...done].sort((a, b) => b.seconds - a.seconds).filter(shown)) {
   const cpu = r.tally.cpuSeconds === undefined ? "" : `${Math.round(r.tally.cpuSeconds)} s CPU`;
   console.log(`  ${String(Math.round(r.seconds)).padStart(4)} s ${cpu.padStart(10)}  ${r.job.name}  (${r.tally.passes} passed, ${r.tally.failures} failed, ${r.tally.pending} skipped)`);
   if (r.job.files.length < 2) continue;

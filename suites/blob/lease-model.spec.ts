@@ -511,6 +511,8 @@ async function leaseModel(t: RowContext): Promise<void> {
         : { resource: "container" as const, commands: CONTAINER_BREAK_END_COMMANDS, start: "near-break-end" as const },
     ),
   ];
+  /** The first answer that was no departure from the model (a server error on every try, no answer): no sequence can go on. */
+  let fault: unknown;
   const runs = await Promise.all(
     plans.map((plan, i) =>
       fc.check(
@@ -519,6 +521,12 @@ async function leaseModel(t: RowContext): Promise<void> {
             await sequence(t, plan.resource, cmds, executed, plan.start, row);
           } catch (err) {
             if (err instanceof Stopped) return;
+            // Not a departure: shrinking would only replay the sequences, waits included, to meet it again.
+            if (!(err instanceof AssertionError)) {
+              fault ??= err;
+              row.stopped = true;
+              return;
+            }
             // Without shrinking nothing replays this sequence: the others may stop.
             if (noShrink) row.stopped = true;
             throw err;
@@ -535,12 +543,12 @@ async function leaseModel(t: RowContext): Promise<void> {
   for (const [i, d] of runs.entries()) {
     if (!d.failed) continue;
     const err = d.errorInstance as Error | undefined;
-    if (err && !(err instanceof AssertionError)) throw err;
     const [first, ...rest] = (err?.message ?? "the lease model failed").split("\n");
     throw new AssertionError(`${first}\nsequence ${i}, on a ${plans[i].resource} (shrunk: ${d.counterexample?.[0] ?? "?"}):\n${rest.join("\n")}\nreplay: ${replayCommand(t, seed)}`, {
       failure: (err as { failure?: unknown } | undefined)?.failure,
     });
   }
+  if (fault !== undefined) throw fault;
   if (runs.some((d) => d.interrupted)) throw new RowSignal("INCONCLUSIVE", "a sequence did not finish within its time limit");
 }
 
