@@ -17,7 +17,6 @@ import { replayCommand, seeded } from "../../fixtures/models.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { RowSignal } from "../../fixtures/signals.ts";
-import { newBlockBlob } from "./blob-kit.ts";
 import { blobLeaseSource, blobTarget, containerTarget, guid, LEASE_OF, leaseAction, readLease, serverDate, SHORTEST, type LeaseTarget, type LeaseView } from "./lease-kit.ts";
 import {
   describeModel,
@@ -436,18 +435,20 @@ const CONTAINER_COMMANDS = [...COMMANDS, SHARED_WRITES, SHARED_WRITES];
 const CONTAINER_BREAK_END_COMMANDS = [...BREAK_END_COMMANDS, SHARED_WRITES, SHARED_WRITES];
 
 /**
- * A fresh resource for a sequence, written twice (so it has a stale ETag):
- * a block blob (content v1), or a container (metadata state=v1).
+ * A fresh resource for a sequence, written twice (so it has a stale ETag, the
+ * first write's answer's): a block blob (content v1), or a container
+ * (metadata state=v1). Each request here is a round trip the sequence's time
+ * budget waits for against a slow target.
  */
 async function fresh(t: RowContext, resource: LeaseModel["resource"]): Promise<{ x: LeaseTarget; ref: LeaseModel; date: number }> {
   if (resource === "container") {
-    const c = await t.newContainer();
-    const stale = (await c.setMetadata({ state: "v0" })).etag!;
+    const c = t.blob.getContainerClient(t.name("c"));
+    const stale = (await c.create()).etag!;
     const written = await c.setMetadata({ state: "v1" });
     return { x: containerTarget(c), ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale }, date: written.date!.getTime() };
   }
-  const b = await newBlockBlob(t, "v0");
-  const stale = (await b.getProperties()).etag!;
+  const b = (await t.newContainer()).getBlockBlobClient(t.name("b"));
+  const stale = (await b.upload("v0", 2)).etag!;
   const written = await b.upload("v1", 2);
   return { x: blobTarget(b), ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale }, date: written.date!.getTime() };
 }
@@ -494,6 +495,12 @@ async function sequence(
   }
   await fc.asyncModelRun(() => ({ model, real }), commands);
   if (model.now >= model.deadline) executed.cut++;
+  // A container left leased refuses Delete Container without the lease's ID: broken here (period 0, not
+  // judged), the row's cleanup removes it with one request instead of three round trips after the verdict.
+  if (resource === "container" && locked(model.ref.state)) {
+    t.step("break the container's lease for its removal (period 0, not judged)");
+    await leaseAction(t, real.x, "break", { breakPeriod: 0 });
+  }
 }
 
 async function leaseModel(t: RowContext): Promise<void> {

@@ -98,7 +98,7 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
 
   async "general/paths/list-containers"(t) {
     const base = t.name("c");
-    const c = t.blob.getContainerClient(`${base}a`);
+    const c = t.blob.getContainerClient(t.nameAfter(base, "a"));
     await c.create();
     const check = async (when: string) => {
       const [list, head] = await allAnswered([listContainers(t, base), headContainer(t, c)]);
@@ -117,7 +117,7 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
     expectRawStatus("release the lease", await leaseAction(t, containerTarget(c), "release", { id }), { status: 200 });
     await check("after the lease was released");
     t.step("a new container");
-    const fresh = t.blob.getContainerClient(`${base}c`);
+    const fresh = t.blob.getContainerClient(t.nameAfter(base, "c"));
     await fresh.create();
     const names = (await check("after a container was added")).map((i) => i.Name);
     expectTrue("List Containers right after a container was created: it is not listed", names.includes(fresh.containerName));
