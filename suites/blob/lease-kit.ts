@@ -246,19 +246,22 @@ export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: Sta
   const out: StatedResource[] = xs.map((x) => ({ x, a: guid(), other: guid() }));
   if (state === "available") return out;
   const duration = lapses(state) ? SHORTEST : finite ? LASTING : -1;
-  for (const s of out) await holdLease(t, s.x, duration, s.a);
+  const acquired: Date[] = [];
+  for (const s of out) acquired.push(serverDate((await holdLease(t, s.x, duration, s.a)).res));
   if (state === "leased") return out;
   // What the setup relies on are claims of the lease table: a target that breaks
   // one fails here, naming it (never PRECONDITION_FAILED).
   if (lapses(state)) {
     t.step(`wait for the 15 s lease${out.length > 1 ? `s (${out.length})` : ""} to expire (setup)`);
     await Promise.all(
-      out.map((s) =>
-        waitForLeaseState(t, s.x, "expired", 45_000).catch((err) => {
+      out.map(async (s, i) => {
+        // Read from a second before its end by the server's clock: a read before then tells nothing (a few reads, not one every 500 ms).
+        await waitForServerTime(t, s.x, new Date(acquired[i].getTime() + (SHORTEST - 1) * 1000), 45_000);
+        await waitForLeaseState(t, s.x, "expired", 45_000).catch((err) => {
           if (!(err instanceof WaitTimeout)) throw err; // a transport fault stays INCONCLUSIVE
           expectTrue(`${LEASE_OF[s.x.kind].ids}expiry-frees: the 15 s lease did not read back as expired within 45 s (setup)`, false);
-        }),
-      ),
+        });
+      }),
     );
     if (state === "expired-modified") {
       for (const s of out) {

@@ -300,6 +300,14 @@ async function readUnlessStopped(m: Readonly<Model>, r: Real): Promise<LeaseView
   return readLease(r.t, r.x);
 }
 
+/** How often a sleeping wait looks whether the row stopped. */
+const STOP_CHECK_MS = 250;
+
+/** Sleeps `ms` by the local clock (scheduling only), or less when the row stops meanwhile. */
+async function sleepUnlessStopped(m: Readonly<Model>, r: Real, ms: number): Promise<void> {
+  for (let left = ms; left > 0 && !m.row.stopped; left -= STOP_CHECK_MS) await r.t.sleep(Math.min(STOP_CHECK_MS, left));
+}
+
 /**
  * Waits (by the server's clock) until a 15 s lease's end has passed, or its
  * break's (a break never outlasts the lease). One per sequence, so a run
@@ -317,8 +325,11 @@ class WaitCommand implements fc.AsyncCommand<Model, Real> {
     const until = m.ref.endsAt! + MARGIN_MS;
     const v = await r.t.waitFor("the server's clock past the end", async () => {
       const view = await readUnlessStopped(m, r);
-      return view.date!.getTime() >= until ? view : undefined;
-    }, { timeoutMs: 40_000, intervalMs: 1000 });
+      if (view.date!.getTime() >= until) return view;
+      // Nothing is judged before the end: the next read a second before it (a Date counts whole seconds), not one a second.
+      await sleepUnlessStopped(m, r, until - view.date!.getTime() - 1000);
+      return undefined;
+    }, { timeoutMs: 40_000, intervalMs: 250 });
     const settled = settle(m.ref, v.date!.getTime())[0];
     if (!readBackAgrees(settled, v)) fail(r, m, { action: this.toString(), expected: describeModel(settled), observed: `${v.state}/${v.status}` });
     r.steps.push({ action: this.toString(), expected: describeModel(settled), observed: `${v.state}/${v.status}` });
