@@ -10,6 +10,7 @@
 // kinds; this file only drives a target with it and keeps the run's budget.
 // Time is the server's (Date headers), with a margin around each lease or
 // break end where either side of it is accepted.
+import type { ContainerClient } from "@azure/storage-blob";
 import fc from "fast-check";
 import { AssertionError } from "chai";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
@@ -447,18 +448,18 @@ const CONTAINER_BREAK_END_COMMANDS = [...BREAK_END_COMMANDS, SHARED_WRITES, SHAR
 
 /**
  * A fresh resource for a sequence, written twice (so it has a stale ETag, the
- * first write's answer's): a block blob (content v1), or a container
- * (metadata state=v1). Each request here is a round trip the sequence's time
- * budget waits for against a slow target.
+ * first write's answer's): a block blob in the row's one container for blobs
+ * (content v1), or a container (metadata state=v1). Each request here is a
+ * round trip the sequence's time budget waits for against a slow target.
  */
-async function fresh(t: RowContext, resource: LeaseModel["resource"]): Promise<{ x: LeaseTarget; ref: LeaseModel; date: number }> {
+async function fresh(t: RowContext, resource: LeaseModel["resource"], blobs: () => Promise<ContainerClient>): Promise<{ x: LeaseTarget; ref: LeaseModel; date: number }> {
   if (resource === "container") {
     const c = t.blob.getContainerClient(t.name("c"));
     const stale = (await c.create()).etag!;
     const written = await c.setMetadata({ state: "v1" });
     return { x: containerTarget(c), ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale }, date: written.date!.getTime() };
   }
-  const b = (await t.newContainer()).getBlockBlobClient(t.name("b"));
+  const b = (await blobs()).getBlockBlobClient(t.name("b"));
   const stale = (await b.upload("v0", 2)).etag!;
   const written = await b.upload("v1", 2);
   return { x: blobTarget(b), ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale }, date: written.date!.getTime() };
@@ -476,31 +477,35 @@ async function fresh(t: RowContext, resource: LeaseModel["resource"]): Promise<{
 async function sequence(
   t: RowContext,
   resource: LeaseModel["resource"],
+  blobs: () => Promise<ContainerClient>,
   commands: Iterable<fc.AsyncCommand<Model, Real>>,
   executed: Real["executed"],
   start: "available" | "leased" | "near-break-end",
   row: Model["row"],
 ): Promise<void> {
-  const leased = start === "leased";
-  const { x, ref, date } = await fresh(t, resource);
+  const { x, ref, date } = await fresh(t, resource, blobs);
   const real: Real = { t, x, ids: { L1: guid(), L2: guid() }, steps: [], writes: 0, executed };
   let now = date;
   const model: Model = { ref, waited: false, nearEnd: false, now, deadline: now + BUDGET_MS, row };
-  if (leased) {
-    t.step("acquire L1, 15 s (setup)");
-    const res = await leaseAction(t, real.x, "acquire", { proposed: real.ids.L1, duration: SHORTEST });
-    if (res.status !== 201) fail(real, model, { action: "acquire L1 (the holder), 15 s (setup)", expected: "201", observed: show(res) });
+  // A leased sequence starts from a 15 s lease, a break-end one from an infinite lease it breaks.
+  const setupLease = start === "leased" ? SHORTEST : start === "near-break-end" ? -1 : undefined;
+  if (setupLease !== undefined) {
+    const action = `acquire L1 (the holder), ${setupLease === -1 ? "infinite" : `${setupLease} s`} (setup)`;
+    t.step(action);
+    const res = await leaseAction(t, real.x, "acquire", { proposed: real.ids.L1, duration: setupLease });
+    if (res.status !== 201) fail(real, model, { action, expected: "201", observed: show(res) });
     now = serverDate(res).getTime();
-    Object.assign(model, { ref: { ...ref, state: "leased", holder: "L1", finite: true, endsAt: now + SHORTEST * 1000 }, now, deadline: now + BUDGET_MS });
-    real.steps.push({ action: "acquire L1 (the holder), 15 s (setup)", expected: "201", observed: show(res) });
+    const finite = setupLease !== -1;
+    Object.assign(model, { ref: { ...ref, state: "leased", holder: "L1", finite, endsAt: finite ? now + setupLease * 1000 : undefined }, now, deadline: now + BUDGET_MS });
+    real.steps.push({ action, expected: "201", observed: show(res) });
   }
-  // A break-end sequence first breaks a lease with the short period and waits to its last seconds
+  // A break-end sequence then breaks the lease with the short period and waits to its last seconds
   // (drawn among the commands, that path often came too late to fit). Its budget runs from the break,
   // as a leased sequence's from its acquire: the wait fits however long a loaded target took to answer
   // the acquire and the break (from the setup, it was skipped there, and a break ending early went unseen).
   if (start === "near-break-end") {
-    const [acquire, brk, wait] = NEAR_BREAK_END.parts;
-    for (const c of [acquire, brk]) if (c.check({ ...model, deadline: Infinity })) await c.run(model, real);
+    const [, brk, wait] = NEAR_BREAK_END.parts;
+    if (brk.check({ ...model, deadline: Infinity })) await brk.run(model, real);
     model.deadline = model.now + BUDGET_MS;
     if (wait.check(model)) await wait.run(model, real);
   }
@@ -519,6 +524,9 @@ async function leaseModel(t: RowContext): Promise<void> {
   const executed = { n: 0, waits: 0, nearEnd: 0, cut: 0 };
   const noShrink = t.run.options.shrink === false;
   const row = { stopped: false };
+  // The blob sequences' blobs share one container, made once: a sequence's setup is a round trip shorter.
+  let container: Promise<ContainerClient> | undefined;
+  const blobs = () => (container ??= t.newContainer());
   // Blob sequences first (their seeds are the run's seed + 0..19), then the container ones.
   const plans = [
     ...Array.from({ length: SEQUENCES }, (_, i) => ({ resource: "blob" as const, commands: COMMANDS, start: i % 2 === 1 ? ("leased" as const) : ("available" as const) })),
@@ -536,7 +544,7 @@ async function leaseModel(t: RowContext): Promise<void> {
       fc.check(
         fc.asyncProperty(fc.commands(plan.commands, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
           try {
-            await sequence(t, plan.resource, cmds, executed, plan.start, row);
+            await sequence(t, plan.resource, blobs, cmds, executed, plan.start, row);
           } catch (err) {
             if (err instanceof Stopped) return;
             // Not a departure: shrinking would only replay the sequences, waits included, to meet it again.
