@@ -19,11 +19,11 @@
 // cuts sequences short and lowers the rates it measures (even light files
 // beside it did). That file runs at the normal priority and every other one
 // at a lower one (BACKGROUND_NICE, inherited by their Azurites and CLI runs):
-// the scheduler gives the kill rates the CPU they ask for, and the others the
-// rest of the two cores, which the kill rates alone left idle. It starts once
-// the shared runs are made (at the normal priority too): a run starved
-// beside it met client timeouts, a poorer baseline for the files that compare
-// with it.
+// the scheduler gives the kill rates most of the CPU they ask for, and the
+// others the rest of the two cores, which the kill rates alone left idle. It
+// starts once the shared runs are made (at the normal priority too): a run
+// starved beside it met client timeouts, a poorer baseline for the files
+// that compare with it.
 //   SELFTEST_JOBS: processes at once beside those (default 4).
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -93,7 +93,13 @@ async function runJob(job: Job, scratch: string, nice: number): Promise<{ job: J
     stdio: ["ignore", "pipe", "pipe"],
   });
   // Before it has loaded anything, so every process it starts inherits the priority.
-  if (nice && child.pid !== undefined) setPriority(child.pid, nice);
+  if (nice && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, nice);
+    } catch {
+      // gone already (its exit is reported below), or a platform that refuses: it runs at the normal priority
+    }
+  }
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr.on("data", (c: Buffer) => (output += c.toString()));

@@ -10,19 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const WAIT_MS = 600_000;
-
-/** The shared runs every comparing file reads (cli/installed-run.ts, cli/external-run.ts), by their names here. */
-export const INSTALLED_RUN = "installed-run";
-export const EXTERNAL_RUN = "external-run";
-
-/** Where `name`'s result (or why it could not be made) is kept in the shared directory `dir`. */
-const filesOf = (dir: string, name: string) => ({ home: join(dir, name), result: join(dir, name, "result.json"), failed: join(dir, name, "failed.txt") });
-
-/** Whether `name` was made, or failed to be, in the shared directory `dir`. */
-export function madeIn(dir: string, name: string): boolean {
-  const { result, failed } = filesOf(dir, name);
-  return existsSync(result) || existsSync(failed);
-}
 const made = new Map<string, Promise<unknown>>();
 
 async function waitFor<T>(result: string, failed: string): Promise<T> {
@@ -41,7 +28,9 @@ export function sharedOnce<T>(name: string, make: (dir: string) => Promise<T>): 
   if (!p) {
     p = (async () => {
       const shared = process.env.SELFTEST_SHARED_DIR;
-      const { home, result, failed } = filesOf(shared ?? mkdtempSync(join(tmpdir(), "selftest-shared-")), name);
+      const home = join(shared ?? mkdtempSync(join(tmpdir(), "selftest-shared-")), name);
+      const result = join(home, "result.json");
+      const failed = join(home, "failed.txt");
       try {
         mkdirSync(home); // whoever makes the directory makes the result
       } catch {

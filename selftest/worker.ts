@@ -6,7 +6,7 @@ import Mocha from "mocha";
 import dotenv from "dotenv";
 import { loadMochaFiles } from "../fixtures/mocha-load.ts";
 import { stopSharedAzurite } from "./azurite-fixture.ts";
-import { cpuSeconds, writeTally } from "./tally.ts";
+import { cpuSeconds, writeTally, type Tally } from "./tally.ts";
 
 dotenv.config({ path: "/dev/null", quiet: true });
 const args = process.argv.slice(2);
@@ -22,7 +22,8 @@ await loadMochaFiles(mocha, args);
 const perFile: Record<string, number> = {};
 const began = new Map<Mocha.Suite, number>();
 const topLevel = (s: Mocha.Suite) => !!s.file && !!s.parent?.root;
-const failing: { title: string; error: string }[] = [];
+/** Each failing test with the head of its error (see tally.ts). */
+const failing: NonNullable<Tally["failing"]> = [];
 const stats = await new Promise<Mocha.Stats>((done) => {
   const runner = mocha.run(() => done(runner.stats!));
   runner.on("fail", (test, err: Error) => failing.push({ title: test.fullTitle(), error: String(err?.message ?? err).slice(0, 2000) }));

@@ -19,7 +19,7 @@ import { listOurs } from "../../fixtures/cleanup.ts";
 import { NAME_PREFIX } from "../../fixtures/names.ts";
 import { resolveConnectionString } from "../../fixtures/target.ts";
 import { startProxy } from "../proxy.ts";
-import { EXTERNAL_RUN, sharedOnce } from "../shared.ts";
+import { sharedOnce } from "../shared.ts";
 import { accountConnectionString, endedWithReport, privateAzurite, runCli, type CliResult } from "./cli-kit.ts";
 import { RUN_SEED } from "./installed-run.ts";
 
@@ -42,7 +42,7 @@ export function leftOn(azurite: Pick<EmbeddedAzurite, "ports">, key: string): Pr
 }
 
 export function externalRun(): Promise<ExternalRun> {
-  return sharedOnce(EXTERNAL_RUN, async (home) => {
+  return sharedOnce("external-run", async (home) => {
     const dir = join(home, "reports");
     mkdirSync(dir);
     const key = randomBytes(64).toString("base64");

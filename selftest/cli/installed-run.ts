@@ -12,7 +12,7 @@
 // npm installs from its cache where it can (--prefer-offline): one install.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
-import { INSTALLED_RUN, sharedOnce } from "../shared.ts";
+import { sharedOnce } from "../shared.ts";
 import { cleanEnv, collect, ROOT, tmpDir, type CliResult } from "./cli-kit.ts";
 
 /** The seed of the shared runs' model rows (a run to compare with them uses the same). */
@@ -55,7 +55,7 @@ export interface InstalledRun {
 export const binIn = (app: string, name = PACKAGE_NAME): string => join(app, "node_modules", ".bin", name);
 
 export function installedRun(): Promise<InstalledRun> {
-  return sharedOnce(INSTALLED_RUN, async () => {
+  return sharedOnce("installed-run", async () => {
     const dir = tmpDir("pack");
     const pack = await sh("npm", ["pack", "--json", "--pack-destination", dir, "--loglevel", "error"], ROOT, 180_000);
     const app = tmpDir("app");
