@@ -45,7 +45,7 @@ const TIMES = join(here, "times.json");
 const JOBS = Math.max(1, Number(process.env.SELFTEST_JOBS ?? 4) || 4);
 const grep = process.argv[2];
 /** Files whose measurements depend on the load: they run at the normal priority, every other file at BACKGROUND_NICE. */
-const ALONE = ["models.test.ts"];
+const AS_IF_ALONE = ["models.test.ts"];
 /**
  * The others' niceness: at 5 a process weighs about a third of one at 0 for
  * the scheduler (Linux), so the kill rates get most of what they ask for and
@@ -131,12 +131,12 @@ const report = async (job: Job, nice = 0) => {
 // the normal priority; beside them every other file, JOBS at once at the
 // lower one, the longest first.
 const all = jobs();
-const alone = all.filter((j) => ALONE.includes(j.name));
-const left = all.filter((j) => !alone.includes(j)).sort((a, b) => seconds(b) - seconds(a));
+const asIfAlone = all.filter((j) => AS_IF_ALONE.includes(j.name));
+const left = all.filter((j) => !asIfAlone.includes(j)).sort((a, b) => seconds(b) - seconds(a));
 const done: Awaited<ReturnType<typeof report>>[] = [];
 await Promise.all([
   (async () => {
-    for (const job of [...(grep ? [] : [SHARED_RUNS]), ...alone]) done.push(await report(job));
+    for (const job of [...(grep ? [] : [SHARED_RUNS]), ...asIfAlone]) done.push(await report(job));
   })(),
   ...Array.from({ length: JOBS }, async () => {
     for (let job = left.shift(); job; job = left.shift()) done.push(await report(job, BACKGROUND_NICE));
