@@ -160,6 +160,9 @@ export interface Pin {
   operations?: string[];
 }
 
+/** What a row's claim rests on: a live recording of Azure, the reference pages alone, or pages that disagree. */
+export type Basis = "live" | "reference" | "disputed";
+
 export interface RowResult {
   id: string;
   title: string;
@@ -185,6 +188,10 @@ export interface RowResult {
   unsupported?: Unsupported[];
   /** Where the row's code is: `file:line` of its ID, or of its claim for a generated row (`--list` shows the same). */
   location?: string;
+  /** What the claim rests on (suites/live-answers.spec.ts): a live recording, the reference alone, or disputed pages. */
+  basis?: Basis;
+  /** For a `live` basis: where the recording is. */
+  liveSource?: string;
   /**
    * A server fault decided the row (FAIL): the operations the target answered
    * with a server error on every try, in both runs of the row, one entry each.

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
-import { cellResults, cellVerdict } from "./markdown.ts";
+import { basisText, cellResults, cellVerdict } from "./markdown.ts";
 import { failsRun, faultingOperations, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult, type Status } from "../model/result.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
@@ -107,6 +107,7 @@ function resultDetail(r: RowResult): string {
     const ops = r.expectation.operations ? ` (${r.expectation.operations.map(esc).join(", ")})` : "";
     parts.push(`<p class="meta">Pinned: ${esc(r.expectation.status)}${ops} — ${esc(r.expectation.reason)}${link}</p>`);
   }
+  if (r.basis) parts.push(`<p class="meta">Rests on: ${esc(basisText(r))}${r.liveSource ? ` (${esc(r.liveSource)})` : ""}</p>`);
   if (Object.keys(r.notes).length) parts.push(`<p class="meta">Observed: <code>${esc(JSON.stringify(r.notes))}</code></p>`);
   parts.push(evidenceTable(r));
   return parts.join("");
@@ -276,11 +277,11 @@ function everyRow(report: Report): string {
   const tables = [...new Set(report.results.map((r) => r.table))];
   const out = [`<section id="rows"><h2>Every row</h2>`];
   for (const t of tables) {
-    out.push(`<h3>${esc(t)}</h3><table><thead><tr><th>ID</th><th>level</th><th>verdict</th><th>detail</th></tr></thead><tbody>`);
+    out.push(`<h3>${esc(t)}</h3><table><thead><tr><th>ID</th><th>level</th><th>rests on</th><th>verdict</th><th>detail</th></tr></thead><tbody>`);
     for (const r of report.results.filter((x) => x.table === t)) {
       const first = (r.message ?? "").split("\n")[0];
       out.push(
-        `<tr id="${anchor(r.id)}" class="${okClass(r.status)}" data-id="${esc(r.id)}" data-status="${esc(r.status)}"><td><code>${esc(r.id)}</code></td><td>${esc(r.level)}</td>` +
+        `<tr id="${anchor(r.id)}" class="${okClass(r.status)}" data-id="${esc(r.id)}" data-status="${esc(r.status)}"><td><code>${esc(r.id)}</code></td><td>${esc(r.level)}</td><td>${esc(basisText(r))}</td>` +
           `<td class="${cls(r.status)}">${badge(r.status)}</td><td><details><summary>${esc(first || r.title)}</summary>${resultDetail(r)}</details></td></tr>`,
       );
     }

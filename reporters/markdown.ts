@@ -10,6 +10,9 @@ import { faultingOperations, STATUS_MARK, STATUSES, undecidedReasons, unsupporte
 export const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
 const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
+/** What a row's claim rests on, in words: a live recording of Azure, the reference alone, or disputed pages (the report's notes say which reading the target chose). */
+export const basisText = (r: RowResult): string => (r.basis === "live" ? "live recording" : r.basis === "disputed" ? "disputed" : r.basis === "reference" ? "reference page" : "");
+
 /** Rows whose evidence the report lists (the Evidence section): the only rows a verdict links to. */
 export const hasEvidence = (r: RowResult): boolean => r.status !== "PASS" && r.status !== "NOT_AVAILABLE";
 
@@ -69,6 +72,7 @@ function evidence(r: RowResult): string {
     "",
     `${r.title} (${r.level}; ${r.source})`,
     "",
+    ...(r.basis ? [`Rests on: ${basisText(r)}${r.liveSource ? ` (${esc(r.liveSource)})` : ""}`, ""] : []),
   ];
   if (r.message) lines.push("> " + esc(r.message), "");
   if (r.retried) lines.push(`Re-run: the first run (${r.retried.durationMs} ms, ${r.retried.evidence.length} exchanges) was INCONCLUSIVE: ${esc(r.retried.message ?? "")}`, "");
@@ -168,11 +172,11 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
   out.push("## Every row", "");
   const tables = [...new Set(report.results.map((r) => r.table))];
   for (const t of tables) {
-    out.push(`### ${t}`, "", "| ID | level | verdict | detail |", "|---|---|---|---|");
+    out.push(`### ${t}`, "", "| ID | level | rests on | verdict | detail |", "|---|---|---|---|---|");
     for (const r of report.results.filter((x) => x.table === t)) {
       const said = r.message ?? (Object.keys(r.notes).length ? JSON.stringify(r.notes) : "");
       const detail = r.retried ? `↻ re-run (the first run was INCONCLUSIVE)${said ? `; ${said}` : ""}` : said;
-      out.push(`| \`${r.id}\` | ${r.level} | ${verdict(r, true)} | ${esc(detail)} |`);
+      out.push(`| \`${r.id}\` | ${r.level} | ${basisText(r)} | ${verdict(r, true)} | ${esc(detail)} |`);
     }
     out.push("");
   }

@@ -91,17 +91,9 @@ export function tmpDir(tag: string): string {
  * A private Azurite (not the shared one: these tests look at everything on
  * the account). `accounts` sets AZURITE_ACCOUNTS ("name:key") for the child only.
  */
-export async function privateAzurite(accounts?: string): Promise<EmbeddedAzurite> {
-  const saved = process.env.AZURITE_ACCOUNTS;
-  if (accounts) process.env.AZURITE_ACCOUNTS = accounts;
-  try {
-    return await startAzurite();
-  } finally {
-    if (accounts) {
-      if (saved === undefined) delete process.env.AZURITE_ACCOUNTS;
-      else process.env.AZURITE_ACCOUNTS = saved;
-    }
-  }
+export function privateAzurite(accounts?: string): Promise<EmbeddedAzurite> {
+  // For the child only: a variable set on this process would reach an Azurite another test starts meanwhile.
+  return startAzurite(accounts ? { env: { AZURITE_ACCOUNTS: accounts } } : {});
 }
 
 /** The connection string of an Azurite for another account (path-style endpoints). */

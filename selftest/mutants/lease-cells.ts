@@ -58,7 +58,9 @@ function cell(resource: LeaseResource, act: Action, column: Column): Mutant {
   const grants = outcomes.some((o) => o.status < 300);
   // A refusal no outcome of the cell accepts.
   const codes = outcomes.filter((o) => o.status === 409).map((o) => o.code);
-  const refusal = act.startsWith("acquire") ? "LeaseAlreadyPresent" : codes.includes("LeaseIdMismatchWithLeaseOperation") ? "LeaseNotPresentWithLeaseOperation" : "LeaseIdMismatchWithLeaseOperation";
+  // Over an expired lease a LeaseAlreadyPresent may come for a minute (catalogue L): refuse with a code never allowed there.
+  const overExpired = act.startsWith("acquire") && (column === "expired" || column === "expired-modified");
+  const refusal = act.startsWith("acquire") && !overExpired ? "LeaseAlreadyPresent" : codes.includes("LeaseIdMismatchWithLeaseOperation") ? "LeaseNotPresentWithLeaseOperation" : "LeaseIdMismatchWithLeaseOperation";
   const row = `${LEASE_OF[resource].ids}state/${act}/${column}`;
   const on = `${ACTION_LABEL[act]} on ${resource === "blob" ? "a blob" : "a container"} whose lease is ${column}`;
   return {
@@ -84,7 +86,23 @@ const GENERATED = (["blob", "container"] as const).flatMap((resource) =>
   ACTIONS.flatMap((act) => columnsOf(resource, act).map((column) => ({ resource, act, column, mutant: cell(resource, act, column) }))),
 );
 
-export const MUTANTS: Mutant[] = GENERATED.map((g) => g.mutant);
+/**
+ * An acquire over an expired lease answered 409 LeaseAlreadyPresent for good:
+ * the minute the Lease Blob page allows after an expiry runs out, and the
+ * lease is still not granted (catalogue L: a 409 after 60 s fails).
+ */
+const REACQUIRE_NEVER: Mutant = {
+  name: "lease-reacquire-refused-past-a-minute",
+  description: "Acquire over an expired blob lease is refused with 409 LeaseAlreadyPresent for longer than the minute after the expiry that the Lease Blob page allows",
+  kills: ["blob/lease/state/acquire/expired"],
+  onRequest(req, state) {
+    const lease = tracked(req, state);
+    if (isLease(req) && !isContainer(req) && action(req) === "acquire" && lease.state === "expired" && !lease.writtenAfterExpiry) return errorResponse(req, 409, "LeaseAlreadyPresent");
+  },
+  onResponse: (req, res, state) => track(req, res, state),
+};
+
+export const MUTANTS: Mutant[] = [...GENERATED.map((g) => g.mutant), REACQUIRE_NEVER];
 
 export const CLAIM_TABLES: ClaimTable[] = (["blob", "container"] as const).map((resource) => ({
   table: LEASE_OF[resource].stateTable,

@@ -4,7 +4,7 @@
 // generates): a message that never expires, an initial visibility ignored,
 // Clear Messages that spares the messages, Update Message resetting
 // DequeueCount, each named with the rows that must catch it.
-import { operation, query, segments, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
+import { errorAnswer, operation, query, segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 const MESSAGE = /<QueueMessage>[\s\S]*?<\/QueueMessage>/g;
 const idOf = (xml: string) => /<MessageId>([^<]*)<\/MessageId>/.exec(xml)?.[1] ?? "";
@@ -27,30 +27,47 @@ function rewriteCounts(res: ProxyResponse, fn: (id: string, count: number) => nu
 const isDequeue = (req: ProxyRequest) => operation(req) === "Get Messages";
 const isPeek = (req: ProxyRequest) => operation(req) === "Peek Messages";
 
-/** A correct target where Azurite is not: refuses an Update Message whose visibility would end after the message's expiry. */
-const refusal = (req: ProxyRequest): ProxyResponse => ({
-  status: 400,
-  headers: { "content-type": "application/xml", "x-ms-error-code": "InvalidQueryParameterValue", "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
-  body: Buffer.from(`<?xml version="1.0" encoding="utf-8"?><Error><Code>InvalidQueryParameterValue</Code><Message>visibilitytimeout ends after the message expires (answered by the self-test proxy)</Message></Error>`),
-});
+/** The refusal a target answers for a visibility timeout past the message's life (InvalidQueryParameterValue, as Azurite refuses a Put Message's). */
+export const refusal = (req: ProxyRequest): ProxyResponse => errorAnswer(req, 400, "InvalidQueryParameterValue");
+
+/** Remembers the ExpirationTime a Put Message answer states, by message ID. */
+export function rememberExpiry(res: ProxyResponse, state: MutantState): void {
+  if (res.status !== 201) return;
+  const body = res.body.toString("utf8");
+  const expires = Date.parse(/<ExpirationTime>([^<]*)<\/ExpirationTime>/.exec(body)?.[1] ?? "");
+  if (idOf(body) && Number.isFinite(expires)) state.set(`expires ${idOf(body)}`, expires);
+}
+
+/** An Update Message whose visibility timeout ends after its message's remembered ExpirationTime. */
+export function endsAfterExpiry(req: ProxyRequest, state: MutantState): boolean {
+  const expires = state.get(`expires ${segments(req)[2]}`) as number | undefined;
+  return expires !== undefined && Date.now() + Number(query(req).get("visibilitytimeout") ?? 0) * 1000 > expires;
+}
 
 export const MUTANTS: Mutant[] = [
   {
-    name: "queue-update-beyond-expiry-refused",
-    description: "Update Message whose visibility timeout would end after the message's ExpirationTime is refused with 400, as the reference says (Azurite accepts it): the pinned row passes",
+    name: "queue-update-beyond-expiry-refused-but-applied",
+    description: "Update Message whose visibility timeout would end after the message's ExpirationTime answers 400, yet the update is applied (new text, hidden for the timeout asked)",
     kills: ["queue/update-message/visibility-beyond-expiry"],
+    onResponse(req, res, state) {
+      if (operation(req) === "Put Message") rememberExpiry(res, state);
+      if (operation(req) === "Update Message" && res.status === 204 && endsAfterExpiry(req, state)) Object.assign(res, refusal(req));
+    },
+  },
+  {
+    name: "queue-put-beyond-ttl-refused-but-enqueued",
+    description: "Put Message with a visibility timeout greater than its time to live answers 400, yet the message is enqueued (without the time to live) and delivered once the timeout ends",
+    kills: ["queue/put-message/visibility-below-ttl"],
     onRequest(req, state) {
-      if (operation(req) !== "Update Message") return;
-      const expires = state.get(`expires ${segments(req)[2]}`) as number | undefined;
-      const timeout = Number(query(req).get("visibilitytimeout") ?? 0);
-      if (expires !== undefined && Date.now() + timeout * 1000 > expires) return refusal(req);
+      if (operation(req) !== "Put Message") return;
+      const [visibility, ttl] = [Number(query(req).get("visibilitytimeout") ?? 0), Number(query(req).get("messagettl") ?? Infinity)];
+      if (ttl > 0 && visibility >= ttl) {
+        withoutParameter(req, "messagettl");
+        state.set(`refuse ${req.url}`, true);
+      }
     },
     onResponse(req, res, state) {
-      if (operation(req) !== "Put Message" || res.status !== 201) return;
-      const body = res.body.toString("utf8");
-      const id = idOf(body);
-      const expires = Date.parse(/<ExpirationTime>([^<]*)<\/ExpirationTime>/.exec(body)?.[1] ?? "");
-      if (id && Number.isFinite(expires)) state.set(`expires ${id}`, expires);
+      if (state.get(`refuse ${req.url}`) && res.status === 201) Object.assign(res, refusal(req));
     },
   },
   {

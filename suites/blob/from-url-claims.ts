@@ -46,7 +46,8 @@ const TABLE: [string, string, Column, Column | undefined][] = [
   ["put-blob", "put-blob-from-url", row({ "if-match": of(412, "SourceConditionNotMet") }, "S"), row({ "if-match": of(412, "TargetConditionNotMet") }, "D")],
   ["put-block", "put-block-from-url", row({}, "S"), undefined],
   ["append-block", "append-block-from-url", row({ "if-match": verify("if-match"), "if-unmodified-since": verify("if-unmodified-since"), "if-none-match": verify("if-none-match"), "if-modified-since": verify("if-modified-since") }, "S"), row(Object.fromEntries(HEADERS.map((h) => [h, of(412, "ConditionNotMet")])), "D")],
-  ["put-page", "put-page-from-url", row({ "if-unmodified-since": verify("if-unmodified-since"), "if-modified-since": verify("if-modified-since") }, "S"), row(Object.fromEntries(HEADERS.map((h) => [h, of(412, "ConditionNotMet")])), "D")],
+  // Destination if-match is (D): live recordings differ by service version (TargetConditionNotMet on 2018-11-09 and 2020-04-08, ConditionNotMet on 2021-08-06).
+  ["put-page", "put-page-from-url", row({ "if-unmodified-since": verify("if-unmodified-since"), "if-modified-since": verify("if-modified-since") }, "S"), row({ "if-unmodified-since": of(412, "ConditionNotMet"), "if-none-match": of(412, "ConditionNotMet"), "if-modified-since": of(412, "ConditionNotMet") }, "D")],
   ["copy-blob", "copy-blob-from-url", row({ "if-match": of(412, "SourceConditionNotMet"), "if-unmodified-since": verify("if-unmodified-since"), "if-none-match": verify("if-none-match"), "if-modified-since": verify("if-modified-since") }, "S"), row({}, "D")],
 ];
 

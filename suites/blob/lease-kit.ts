@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { AssertionError } from "chai";
 import type { BlobClient, BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
-import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
+import { answerDate, expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
 import { WaitTimeout, type RowContext } from "../../fixtures/engine.ts";
 import { answerDatesSince, currentEvidence } from "../../fixtures/evidence.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
@@ -55,6 +55,25 @@ export async function leaseAction(t: RowContext, x: LeaseTarget, action: LeaseAc
   if (a.duration !== undefined) headers["x-ms-lease-duration"] = String(a.duration);
   if (a.breakPeriod !== undefined) headers["x-ms-lease-break-period"] = String(a.breakPeriod);
   return t.raw("blob", { method: "PUT", path: x.path, query: leaseQuery(x), headers });
+}
+
+/**
+ * An acquire over an expired lease (catalogue L): 201 at once, or 409
+ * LeaseAlreadyPresent within REACQUIRE_TOLERANCE_MS of the expiry (server
+ * clock), retried every 2 s while that minute lasts. Returns the last answer
+ * (the one the cell judges) and, when it was not the first, how long after
+ * the expiry the lease was granted.
+ */
+export async function acquireOverExpired(t: RowContext, x: LeaseTarget, args: LeaseArgs, expiredAt: Date): Promise<{ res: RawResponse; delayS?: number }> {
+  const until = expiredAt.getTime() + REACQUIRE_TOLERANCE_MS;
+  let res = await leaseAction(t, x, "acquire", args);
+  let waited = false;
+  while (res.status === 409 && res.errorCode === "LeaseAlreadyPresent" && answerDate(res, LEASE_OF[x.kind].operation) < until) {
+    waited = true;
+    await t.sleep(2000);
+    res = await leaseAction(t, x, "acquire", args);
+  }
+  return waited ? { res, delayS: Math.round((answerDate(res, LEASE_OF[x.kind].operation) - expiredAt.getTime()) / 1000) } : { res };
 }
 
 /**
@@ -215,7 +234,17 @@ export interface StatedResource {
   other: string;
   /** For Breaking: when the break period ends, by the server's clock. */
   breakEnds?: Date;
+  /** For Expired: when the 15 s lease ended, by the server's clock (its acquire's Date + 15 s). */
+  expiredAt?: Date;
 }
+
+/**
+ * After a lease expires rather than being released, "a client may need to
+ * wait up to one minute before a new lease can be acquired" (Lease Blob;
+ * catalogue L): an acquire over an expired lease may meet 409
+ * LeaseAlreadyPresent for this long after the expiry (server clock).
+ */
+export const REACQUIRE_TOLERANCE_MS = 60_000;
 
 export interface StatedBlob extends StatedResource {
   b: BlockBlobClient;
@@ -252,6 +281,7 @@ export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: Sta
   // What the setup relies on are claims of the lease table: a target that breaks
   // one fails here, naming it (never PRECONDITION_FAILED).
   if (lapses(state)) {
+    out.forEach((s, i) => (s.expiredAt = new Date(acquired[i].getTime() + SHORTEST * 1000)));
     t.step(`wait for the 15 s lease${out.length > 1 ? `s (${out.length})` : ""} to expire (setup)`);
     await Promise.all(
       out.map(async (s, i) => {

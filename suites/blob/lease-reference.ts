@@ -9,7 +9,7 @@
 // no run control here: lease-model.spec.ts drives a target with it, and
 // selftest/unit/lease-reference.test.ts checks it against the table.
 import { cellOf, type Action, type LeaseResource } from "./lease-table.ts";
-import type { LeaseState, StatedLease } from "./lease-kit.ts";
+import { REACQUIRE_TOLERANCE_MS, type LeaseState, type StatedLease } from "./lease-kit.ts";
 
 export type Who = "L1" | "L2";
 export const otherId = (w: Who): Who => (w === "L1" ? "L2" : "L1");
@@ -23,6 +23,8 @@ export interface LeaseModel {
   finite: boolean;
   /** Server time (ms) at which a finite lease or a break ends. */
   endsAt?: number;
+  /** Server time (ms) at which an expired lease ended. */
+  expiredAt?: number;
   /** What a write sets and a read shows: the blob's content, the container's metadata value. */
   content: string;
   etag: string;
@@ -61,7 +63,7 @@ export const locked = (s: StatedLease) => s === "leased" || s === "breaking";
 /** The model at server time `now`: past an end, the lease has expired or the break completed; near it, either. */
 export function settle(m: LeaseModel, now: number): LeaseModel[] {
   if (m.endsAt === undefined) return [m];
-  const over: LeaseModel = { ...m, state: m.state === "breaking" ? "broken" : m.state === "leased" ? "expired" : m.state, endsAt: undefined };
+  const over: LeaseModel = { ...m, state: m.state === "breaking" ? "broken" : m.state === "leased" ? "expired" : m.state, endsAt: undefined, ...(m.state === "leased" ? { expiredAt: m.endsAt } : {}) };
   if (now >= m.endsAt + MARGIN_MS) return [over];
   if (now <= m.endsAt - MARGIN_MS) return [m];
   return [m, over];
@@ -101,10 +103,13 @@ export function readBackAgrees(m: LeaseModel, v: LeaseReadBack): boolean {
 export const describeModel = (m: LeaseModel) => `${m.state}${m.holder ? ` (${m.holder})` : ""}${m.state === "leased" ? (m.finite ? `, ${FINITE_SECONDS} s` : ", infinite") : ""}`;
 
 /** A lease action: the table's cell, with the holder and the end each outcome leaves. */
-function leaseStep(c: LeaseModel, cmd: Extract<LeaseCommand, { kind: "lease" }>): Expected[] {
+function leaseStep(c: LeaseModel, cmd: Extract<LeaseCommand, { kind: "lease" }>, now?: number): Expected[] {
   const cell = cellOf(c.resource, tableAction(c, cmd.verb, cmd.id, cmd.breakPeriod), c.state);
   if (!cell) return [];
-  return cell.outcomes.map((o) => ({
+  // Within a minute of an expiry an acquire may also meet 409 LeaseAlreadyPresent, the lease staying expired (catalogue L).
+  const expiredRecently = cmd.verb === "acquire" && (c.state === "expired" || c.state === "expired-modified") && c.expiredAt !== undefined && now !== undefined && now < c.expiredAt + REACQUIRE_TOLERANCE_MS;
+  const notYet: Expected[] = expiredRecently ? [{ status: 409, codes: ["LeaseAlreadyPresent"], next: () => [c] }] : [];
+  return [...notYet, ...cell.outcomes.map((o) => ({
     status: o.status,
     codes: o.code ? [o.code] : undefined,
     next: (_answer: Answer, now: number) =>
@@ -118,7 +123,7 @@ function leaseStep(c: LeaseModel, cmd: Extract<LeaseCommand, { kind: "lease" }>)
         if (state === "breaking") return { ...c, state, holder, endsAt: Math.min(c.endsAt ?? Infinity, now + (cmd.breakPeriod ?? 0) * 1000) };
         return { ...c, state, holder, endsAt: state === "leased" ? c.endsAt : undefined };
       }),
-  }));
+  }))];
 }
 
 /**
@@ -165,10 +170,10 @@ function readStep(c: LeaseModel, cmd: Extract<LeaseCommand, { kind: "read" }>): 
 }
 
 /** The answers the reference allows to `cmd` on a resource in state `c` (already settled to the answer's time). */
-export function expectedAnswers(c: LeaseModel, cmd: LeaseCommand): Expected[] {
+export function expectedAnswers(c: LeaseModel, cmd: LeaseCommand, now?: number): Expected[] {
   switch (cmd.kind) {
     case "lease":
-      return leaseStep(c, cmd);
+      return leaseStep(c, cmd, now);
     case "write":
       return writeStep(c, cmd);
     case "read":
@@ -183,7 +188,7 @@ export function expectedAnswers(c: LeaseModel, cmd: LeaseCommand): Expected[] {
  */
 export function stepModel(m: LeaseModel, cmd: LeaseCommand, now: number, status: number, code: string | undefined, answer: Answer): LeaseModel[] {
   return settle(m, now).flatMap((c) =>
-    expectedAnswers(c, cmd)
+    expectedAnswers(c, cmd, now)
       .filter((e) => e.status === status && (!e.codes || e.codes.includes(code ?? "")))
       .flatMap((e) => e.next(answer, now)),
   );
@@ -191,5 +196,5 @@ export function stepModel(m: LeaseModel, cmd: LeaseCommand, now: number, status:
 
 /** What the reference would have accepted at `now`, in words (for a failure's table). */
 export function wantedAt(m: LeaseModel, cmd: LeaseCommand, now: number): string[] {
-  return [...new Set(settle(m, now).flatMap((c) => expectedAnswers(c, cmd).map((e) => `${e.status}${e.codes ? " " + e.codes.join("|") : ""}`)))];
+  return [...new Set(settle(m, now).flatMap((c) => expectedAnswers(c, cmd, now).map((e) => `${e.status}${e.codes ? " " + e.codes.join("|") : ""}`)))];
 }

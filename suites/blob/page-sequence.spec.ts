@@ -78,6 +78,28 @@ async function action(t: RowContext, ref: BlobRef, name: string, value: number |
   return { what, changed: after.etag !== before.etag };
 }
 
+/**
+ * update or max without x-ms-blob-sequence-number (X-S, disputed): refused
+ * with 400 and the blob unchanged, or 200 with the number unchanged.
+ */
+async function actionWithoutNumber(t: RowContext, name: "update" | "max"): Promise<void> {
+  const ref = await pageBlob(t);
+  const base = await viewOf(t, ref, "read the blob");
+  const what = `Set Blob Properties, ${name} without a number`;
+  const res = await setSequence(t, ref, name, undefined);
+  const answer = `${res.status}${res.errorCode ? " " + res.errorCode : ""}`;
+  expectTrue(`${what}: expected 400 or 200, got ${answer}`, res.status === 400 || res.status === 200, { expected: "400 or 200", got: answer });
+  t.note("disputed", res.status === 400 ? `refused: ${answer}` : "accepted (200), the number unchanged");
+  const after = await viewOf(t, ref);
+  if (res.status === 400) return expectUnchanged(`${what}: the blob read back`, base, after);
+  if (res.headers[SEQUENCE] !== undefined) expectEqual(`${what}: ${SEQUENCE} answered`, res.headers[SEQUENCE], String(N));
+  expectEqual(`${what}: ${SEQUENCE} read back`, after.sequenceNumber, String(N));
+}
+
+const withoutNumberTitle = (name: string) =>
+  `Set Blob Properties, ${name} without a number: 400 (the blob unchanged) or 200 with the number unchanged; either way the number reads back N, and the report shows which`;
+const WITHOUT_NUMBER_SOURCE = `${SET_PROPERTIES}; disputed: the header table calls the number required, the remarks update it "only if" one comes`;
+
 /** An action the page refuses (400): the number and ETag read back unchanged. */
 async function refusedAction(t: RowContext, name: string, value: number | undefined): Promise<void> {
   const ref = await pageBlob(t);
@@ -124,8 +146,8 @@ const rows = [
     t.note("max with a lower value changed the ETag", down.changed);
   }),
   restRow("blob/page-sequence/action/increment-with-number", "Set Blob Properties, increment with a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "increment", N + 4)),
-  restRow("blob/page-sequence/action/update-without-number", "Set Blob Properties, update without a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "update", undefined)),
-  restRow("blob/page-sequence/action/max-without-number", "Set Blob Properties, max without a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "max", undefined)),
+  restRow("blob/page-sequence/action/update-without-number", withoutNumberTitle("update"), WITHOUT_NUMBER_SOURCE, (t) => actionWithoutNumber(t, "update"), { level: "disputed" }),
+  restRow("blob/page-sequence/action/max-without-number", withoutNumberTitle("max"), WITHOUT_NUMBER_SOURCE, (t) => actionWithoutNumber(t, "max"), { level: "disputed" }),
 ];
 
 defineTable({ table: "X-S Page-blob sequence numbers", service: "blob" }, rows);

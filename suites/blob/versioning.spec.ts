@@ -4,7 +4,7 @@
 // has the feature (NOT_AVAILABLE when it does not, by the catalogue's rule).
 import type { ContainerClient } from "@azure/storage-blob";
 import { expectEqual, expectRawStatus, expectTrue } from "../../fixtures/assert.ts";
-import type { RowContext } from "../../fixtures/engine.ts";
+import { WaitTimeout, type RowContext } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { notAvailable, preconditionFailed } from "../../fixtures/signals.ts";
@@ -77,9 +77,30 @@ const rows = [
     };
     const restore = (what: string, version: string) =>
       t.raw("blob", { method: "PUT", path: `/${c.containerName}`, query: { restype: "container", comp: "undelete" }, headers: { "x-ms-deleted-container-name": c.containerName, "x-ms-deleted-container-version": version } });
+    // A listing may lag the delete: polled for a few seconds before the row concludes the feature is off.
+    const listedDeleted = (what: string) =>
+      t.waitFor(`${what} listed by List Containers with include=deleted`, deletedVersion, { timeoutMs: 5_000, intervalMs: 500 }).catch((err) => {
+        if (err instanceof WaitTimeout) return undefined;
+        throw err;
+      });
+    // Azure answers 409 ContainerBeingDeleted to a re-create of a just-deleted name for about 30 s: retried for up to 60 s.
+    const recreate = async () => {
+      const created = await t
+        .waitFor("Create Container under the deleted name", async () => {
+          const res = await t.raw("blob", { method: "PUT", path: `/${c.containerName}`, query: { restype: "container" } });
+          if (res.status === 201) return res;
+          if (res.status === 409 && res.errorCode === "ContainerBeingDeleted") return undefined;
+          preconditionFailed(`the name could not be used again (Create Container answered ${res.status} ${res.errorCode ?? ""}): the in-use case cannot be set up`);
+        }, { timeoutMs: 60_000, intervalMs: 2_000 })
+        .catch((err) => {
+          if (err instanceof WaitTimeout) preconditionFailed("Create Container under the deleted name met 409 ContainerBeingDeleted for 60 s: the in-use case cannot be set up");
+          throw err;
+        });
+      return created;
+    };
     t.step("Delete Container");
     await c.delete();
-    const version = await deletedVersion();
+    const version = await listedDeleted("the deleted container");
     if (!version) notAvailable("container soft delete is off: List Containers with include=deleted does not list the deleted container with a version");
     t.step("Restore Container");
     expectOk("Restore Container", await restore("Restore Container", version!), 201);
@@ -88,13 +109,9 @@ const rows = [
     expectEqual("the blob's content after Restore Container", (await blob.downloadToBuffer()).toString("utf8"), "kept");
     t.step("delete the container again, and create one under its name");
     await c.delete();
-    const again = await deletedVersion();
+    const again = await listedDeleted("the container deleted a second time");
     if (!again) preconditionFailed("the container deleted a second time is not listed as deleted");
-    try {
-      await c.create();
-    } catch (err) {
-      preconditionFailed(`the name could not be used again at once (${(err as { code?: string }).code ?? String(err)}): the in-use case cannot be set up`);
-    }
+    await recreate();
     const live = await c.getProperties();
     const what = "Restore Container over a name in use";
     const res = await restore(what, again!);
@@ -105,8 +122,13 @@ const rows = [
   restRow("blob/immutability/if-unmodified-since", "Set Blob Immutability Policy honours If-Unmodified-Since: failing → 412 ConditionNotMet and no policy; holding → 200, the policy reads back", 'Set Blob Immutability Policy; "Version-level immutability"', async (t) => {
     if (!(await hasVersioning(t))) notAvailable("versioning is off (Put Blob answered no x-ms-version-id); the immutability policy needs it");
     const name = t.name("c");
+    // Azure honours no data-plane header for version-level immutability (the account or ARM enables it):
+    // the row asks for it, and goes on only where Get Container Properties shows it on (catalogue X-V).
     const created = await t.raw("blob", { method: "PUT", path: `/${name}`, query: { restype: "container" }, headers: { "x-ms-immutable-storage-with-versioning-enabled": "true" } });
     if (created.status !== 201) notAvailable(`the target refused a container with version-level immutability support (${created.status} ${created.errorCode ?? ""})`);
+    t.step("Get Container Properties: is version-level immutability on?");
+    const shown = (await t.raw("blob", { method: "HEAD", path: `/${name}`, query: { restype: "container" } })).headers["x-ms-immutable-storage-with-versioning-enabled"];
+    if (shown !== "true") notAvailable(`version-level immutability is off on the container (Get Container Properties: x-ms-immutable-storage-with-versioning-enabled ${shown ?? "absent"})`);
     const c = t.blob.getContainerClient(name);
     const { ref } = await versionedBlob(t, c);
     const b = c.getBlobClient(ref.blob);

@@ -2,7 +2,7 @@
 // PopReceipt / TimeNextVisible / DequeueCount), peeks, and a lock for the
 // account-wide service properties.
 import type { QueueClient } from "@azure/storage-queue";
-import { expectEqual } from "../../fixtures/assert.ts";
+import { answerDate, expectEqual } from "../../fixtures/assert.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 
@@ -63,7 +63,7 @@ export const rawUpdateMessage = (t: RowContext, q: QueueClient, id: string, popr
   });
 
 /** The server's clock (ms), from Get Queue Metadata's Date: a request that changes nothing. */
-export const queueClock = async (t: RowContext, q: QueueClient): Promise<number> => Date.parse((await t.raw("queue", { method: "GET", path: `/${q.name}`, query: { comp: "metadata" } })).headers["date"]);
+export const queueClock = async (t: RowContext, q: QueueClient): Promise<number> => answerDate(await t.raw("queue", { method: "GET", path: `/${q.name}`, query: { comp: "metadata" } }), "Get Queue Metadata");
 
 /** Raw Peek Messages: what is visible now, without dequeuing it. */
 export async function peek(t: RowContext, q: QueueClient, n = 32): Promise<WireMessage[]> {

@@ -43,9 +43,9 @@ export async function newEntity(t: RowContext, props: Props, rk = "rk"): Promise
 }
 
 /** Reads an entity back (props and ETag); undefined when it does not exist. */
-export async function readEntity(table: TableClient, rk: string): Promise<EntityState | undefined> {
+export async function readEntity(table: TableClient, rk: string, pk = PK): Promise<EntityState | undefined> {
   try {
-    const e: TableEntityResult<Record<string, unknown>> = await table.getEntity(PK, rk);
+    const e: TableEntityResult<Record<string, unknown>> = await table.getEntity(pk, rk);
     return { props: userProps(e), etag: e.etag };
   } catch (err) {
     rethrowIfFault(err);
@@ -55,8 +55,8 @@ export async function readEntity(table: TableClient, rk: string): Promise<Entity
 }
 
 /** Reads an entity that must exist. */
-export async function mustRead(table: TableClient, rk: string, what: string): Promise<EntityState> {
-  const s = await readEntity(table, rk);
+export async function mustRead(table: TableClient, rk: string, what: string, pk = PK): Promise<EntityState> {
+  const s = await readEntity(table, rk, pk);
   expectTrue(`${what}: the entity does not exist`, s !== undefined);
   return s!;
 }
@@ -112,6 +112,8 @@ export function expectNotSent(what: string, sent: Record<string, string>, header
 export interface BatchOp {
   method: "PUT" | "MERGE" | "DELETE" | "POST";
   rk: string;
+  /** Its PartitionKey (default PK). */
+  pk?: string;
   ifMatch?: string;
   body?: Props;
 }
@@ -132,14 +134,14 @@ export interface BatchResult {
   raw: RawResponse;
 }
 
-/** Sends one changeset with `ops` against `table`, all in partition PK. */
+/** Sends one changeset with `ops` against `table` (in partition PK unless an op names another). */
 export async function rawBatch(t: RowContext, table: string, ops: BatchOp[]): Promise<BatchResult> {
   const base = t.target.endpoints.table!.replace(/\/+$/, "");
   const batch = `batch_${randomUUID()}`;
   const changeset = `changeset_${randomUUID()}`;
   const parts = ops.map((op, i) => {
-    const url = op.method === "POST" ? `${base}/${table}` : `${base}${entityPath(table, op.rk)}`;
-    const body = op.method === "POST" ? { PartitionKey: PK, RowKey: op.rk, ...(op.body ?? {}) } : op.body;
+    const url = op.method === "POST" ? `${base}/${table}` : `${base}${entityPath(table, op.rk, op.pk)}`;
+    const body = op.method === "POST" ? { PartitionKey: op.pk ?? PK, RowKey: op.rk, ...(op.body ?? {}) } : op.body;
     const lines = [
       `--${changeset}`,
       "Content-Type: application/http",

@@ -99,6 +99,37 @@ const rows: RowDef[] = [
       }
     },
   },
+  {
+    id: "table/batch/one-partition",
+    title: "A transaction naming two PartitionKeys is refused with 400 (code recorded), and nothing is applied in either partition",
+    level: "rest",
+    source: entitySource("Performing Entity Group Transactions (all entities of a transaction share one PartitionKey); Azurite issue #1215 (Azure's refusal quoted)"),
+    service: "table",
+    async run(t) {
+      const table = await t.newTable();
+      const [one, two] = [PK, `${PK}-other`];
+      await table.createEntity({ partitionKey: one, rowKey: "a", state: "original" });
+      await table.createEntity({ partitionKey: two, rowKey: "b", state: "original" });
+      const before = [await mustRead(table, "a", "read a before the transaction", one), await mustRead(table, "b", "read b before the transaction", two)];
+      t.step("transaction merging a (one partition), merging b and inserting c (another)");
+      const res = await rawBatch(t, table.tableName, [
+        { method: "MERGE", rk: "a", pk: one, ifMatch: "*", body: { state: "batch" } },
+        { method: "MERGE", rk: "b", pk: two, ifMatch: "*", body: { state: "batch" } },
+        { method: "POST", rk: "c", pk: two, body: { state: "batch" } },
+      ]);
+      const failed = res.subResponses.filter((s) => s.status >= 300);
+      const answer = failed[0] ? { status: failed[0].status, code: failed[0].code } : { status: res.status, code: /"code"\s*:\s*"([^"]+)"/.exec(res.raw.body)?.[1] };
+      t.note("refusal", `${res.status}${failed.length ? ` (sub-response ${answer.status} ${answer.code ?? ""})` : ""}`.trim());
+      expectEqual("the transaction naming two PartitionKeys: refusal status", answer.status, 400);
+      t.step("read every entity back");
+      for (const [i, [rk, pk]] of [["a", one], ["b", two]].entries()) {
+        const after = await mustRead(table, rk, `read ${rk} after the refused transaction`, pk);
+        expectEqual(`entity ${rk} (partition ${i + 1}) after the refused transaction`, after.props, before[i].props);
+        expectSameEtag(`ETag of ${rk} after the refused transaction`, after.etag, before[i].etag);
+      }
+      expectTrue("entity c was inserted by the refused transaction", (await readEntity(table, "c", two)) === undefined, { expected: "absent", got: "inserted" });
+    },
+  },
 ];
 
 defineTable({ table: "TB Table entity group transactions", service: "table" }, rows);
