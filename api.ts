@@ -7,11 +7,11 @@
 // crash or a hung target cannot take the caller down. A child can be run
 // again, or beside another one (with its own report directory).
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CODE_DIR, FROM_SOURCE } from "./fixtures/paths.ts";
 import { ConfigError } from "./fixtures/target.ts";
-import { INCOMPLETE_EXIT_CODE, type Report } from "./model/result.ts";
+import { INCOMPLETE_EXIT_CODE, INTERNAL_ERROR_EXIT_CODE, type Report } from "./model/result.ts";
 
 export type {
   Exchange,
@@ -89,15 +89,17 @@ function cliCommand(): string[] {
 /**
  * Runs the suite and resolves to its report, whatever the verdicts
  * (`report.summary.failed > 0` is the command line's exit code 1; an
- * INCONCLUSIVE row not pinned so, with none failing, its exit code 4). Rejects
- * with a ConfigError on bad input (the command line's exit code 2), and with
- * an Error when the run was interrupted or the suite crashed.
+ * INCONCLUSIVE row not pinned so, with none failing, its exit code 4; a row
+ * the suite itself failed on, status ERROR, its exit code 3). Rejects with a
+ * ConfigError on bad input (the command line's exit code 2), and with an
+ * Error when the run was interrupted or the suite crashed before its report.
  */
 export function run(options: RunOptions = {}): Promise<Report> {
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd ?? process.cwd());
   const reportDir = resolve(cwd, options.reportDir ?? (env.CONFORMANCE_REPORT_DIR || "reports"));
   const output = options.output ?? "inherit";
+  const started = Date.now();
   const child = spawn(process.execPath, [...cliCommand(), ...cliArguments(options, reportDir)], {
     cwd,
     env,
@@ -120,7 +122,9 @@ export function run(options: RunOptions = {}): Promise<Report> {
     child.once("close", (code) => {
       options.signal?.removeEventListener("abort", abort);
       const said = stderr.trim().split("\n").filter(Boolean).at(-1) ?? "";
-      if (code === 0 || code === 1 || code === INCOMPLETE_EXIT_CODE) {
+      // 3 with a report: the suite failed on some rows (ERROR) but the run ended; without one, it crashed.
+      const reported = code === INTERNAL_ERROR_EXIT_CODE && existsSync(join(reportDir, "conformance.json")) && statSync(join(reportDir, "conformance.json")).mtimeMs >= started;
+      if (code === 0 || code === 1 || code === INCOMPLETE_EXIT_CODE || reported) {
         try {
           done(JSON.parse(readFileSync(join(reportDir, "conformance.json"), "utf8")) as Report);
         } catch (err) {

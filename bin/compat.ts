@@ -10,7 +10,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { ROOT } from "../fixtures/paths.ts";
 import { Command } from "commander";
-import { DEFAULT_CACHE, installAzurite, nodeFor, runSuiteCli, startVersion } from "../fixtures/azurite-versions.ts";
+import { DEFAULT_CACHE, installAzurite, isLegacy, LEGACY_EXPECTATIONS, nodeFor, runSuiteCli, startLegacy, startVersion, type StartedVersion } from "../fixtures/azurite-versions.ts";
+import type { AzuritePackage } from "../fixtures/azurite.ts";
 import { preflight } from "../fixtures/preflight.ts";
 import { ConfigError, resolveConnectionString } from "../fixtures/target.ts";
 import { renderCompatDoc, type VersionRun } from "../reporters/compat-doc.ts";
@@ -46,6 +47,7 @@ const API_REFUSED = /API version refused/;
 
 async function runVersion(version: string, opts: Opts, say: (s: string) => void): Promise<VersionRun> {
   const pkg = await installAzurite(version, resolve(opts.cacheDir), say);
+  if (isLegacy(version)) return runLegacy(pkg, opts, say);
   const { node, version: nodeVersion } = await nodeFor(pkg, opts.node);
   let started = await startVersion(pkg, node);
   try {
@@ -62,18 +64,33 @@ async function runVersion(version: string, opts: Opts, say: (s: string) => void)
       say(`Azurite ${version} refuses x-ms-version 2025-11-05: starting it with --skipApiVersionCheck`);
       started = await startVersion(pkg, node, ["--skipApiVersionCheck"]);
     }
-    const dir = join(resolve(opts.reportDir), version);
-    const extra = [...(opts.grep ? ["--grep", opts.grep] : []), ...(opts.services ? ["--services", opts.services] : [])];
-    const { code, output } = await runSuiteCli(started.azurite.connectionString, dir, extra, ROOT);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "console.log"), output);
-    const last = output.trim().split("\n").at(-1) ?? "";
-    say(`Azurite ${version} on Node ${nodeVersion}: exit ${code}: ${last}`);
-    if (code !== 0 && code !== 1) return { version, node: nodeVersion, args: started.args, code, error: last };
-    return { version, node: nodeVersion, args: started.args, code, run: readRun(join(dir, "conformance.json")) };
+    return await report(version, nodeVersion, started, opts, say);
   } finally {
     await started.azurite.stop();
   }
+}
+
+/** One run against Azurite 2.x (the legacy code base), with its own expectation file. */
+async function runLegacy(pkg: AzuritePackage, opts: Opts, say: (s: string) => void): Promise<VersionRun> {
+  const started = await startLegacy(pkg.dir);
+  try {
+    return { ...(await report(pkg.version, process.version, started, opts, say, LEGACY_EXPECTATIONS)), legacy: true };
+  } finally {
+    await started.azurite.stop();
+  }
+}
+
+/** Runs the suite's CLI against a started version and reads its report. */
+async function report(version: string, nodeVersion: string, started: StartedVersion, opts: Opts, say: (s: string) => void, expectations?: string): Promise<VersionRun> {
+  const dir = join(resolve(opts.reportDir), version);
+  const extra = [...(opts.grep ? ["--grep", opts.grep] : []), ...(opts.services ? ["--services", opts.services] : [])];
+  const { code, output } = await runSuiteCli(started.azurite.connectionString, dir, extra, ROOT, undefined, expectations);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "console.log"), output);
+  const last = output.trim().split("\n").at(-1) ?? "";
+  say(`Azurite ${version} on Node ${nodeVersion}: exit ${code}: ${last}`);
+  if (code !== 0 && code !== 1) return { version, node: nodeVersion, args: started.args, code, error: last };
+  return { version, node: nodeVersion, args: started.args, code, run: readRun(join(dir, "conformance.json")) };
 }
 
 async function main(): Promise<number> {

@@ -4,7 +4,8 @@
 // reports/conformance.json, for a person to review with `git diff`:
 // - a row that FAILed (observed, before expectations) is pinned with its
 //   status and signature; an existing pin keeps its reason and link, a new one
-//   gets the reason "TODO: explain";
+//   gets the reason "TODO: explain"; a pin with no signature (any failure, on
+//   purpose) is kept as it is;
 // - a row that now passes loses its pin; a pin with a version range
 //   (`versions`) is narrowed instead to the versions below the one that passed
 //   (the fix is taken to hold from there on), and dropped when nothing is left;
@@ -192,6 +193,9 @@ export function applyReport(
     } else if (r.observed === "FAIL" && r.faults?.length) {
       // A server fault decided it: pinned per operation (`faults`, applyOperations); the row's own pin stays.
       if (existing) sum.kept.push(r.id);
+    } else if (r.observed === "FAIL" && existing?.status === "FAIL" && existing.signature === undefined) {
+      // A pin with no signature holds any failure on purpose (a row whose failing variations depend on the target's timing): kept as it is.
+      sum.kept.push(r.id);
     } else if (r.observed === "FAIL") {
       const pin = makePin({ status: "FAIL", versions: existing?.versions, signature: r.failure ?? r.signature, reason: existing?.reason || TODO_REASON, link: existing?.link });
       if (!existing) {

@@ -17,7 +17,8 @@ export type Status =
   | "PRECONDITION_FAILED"
   | "MANUAL"
   | "INCONCLUSIVE"
-  | "UNSUPPORTED";
+  | "UNSUPPORTED"
+  | "ERROR";
 
 export const STATUSES: Status[] = [
   "PASS",
@@ -29,6 +30,7 @@ export const STATUSES: Status[] = [
   "MANUAL",
   "INCONCLUSIVE",
   "UNSUPPORTED",
+  "ERROR",
 ];
 
 /**
@@ -77,7 +79,9 @@ export interface ServiceProbe {
   /** Why the service is not available (shown on its NOT_AVAILABLE rows). */
   reason?: string;
   server?: string;
+  /** What Get Service Properties answered: its status and error code. */
   status?: number;
+  code?: string;
   /** Round trip of the probe, in ms. */
   ms?: number;
 }
@@ -233,14 +237,32 @@ export interface RunInfo {
   faultPins?: Record<string, OperationPin>;
 }
 
-export const SCHEMA = "azure-storage-concurrency-conformance/report@2";
-/** Report schemas this version reads (compare, expectations:update): @1 is @2 without UNSUPPORTED. */
-export const READABLE_SCHEMAS = ["azure-storage-concurrency-conformance/report@1", SCHEMA];
+export const SCHEMA = "azure-storage-concurrency-conformance/report@3";
+/** Report schemas this version reads (compare, expectations:update): @1 is @2 without UNSUPPORTED, @2 is @3 without ERROR, `causes` and `basis`. */
+export const READABLE_SCHEMAS = ["azure-storage-concurrency-conformance/report@1", "azure-storage-concurrency-conformance/report@2", SCHEMA];
+
+/** An answer that decided non-PASS rows (model/causes.ts groups them): the report opens with these. */
+export interface Cause {
+  /** 1 for the cause that decided the most rows. */
+  rank: number;
+  /** The REST operation whose answer decided the rows ("" where no answer did: a service not served, a feature off). */
+  operation: string;
+  status?: number;
+  code?: string;
+  /** What was wrong with the answer, in words: "not implemented", "refused where the row needed it to succeed", "expected a new ETag, got the same ETag". */
+  problem: string;
+  /** The kind of step it met the rows in: setup, the claim's request, a read-back. */
+  step: string;
+  /** The rows it decided, in report order. */
+  rows: string[];
+}
 
 export interface Report {
   schema: typeof SCHEMA;
   run: RunInfo;
   summary: Record<Status, number> & { passed: number; failed: number; skipped: number; total: number };
+  /** The answers that decided the non-PASS rows, most rows first (model/causes.ts); absent in reports before @3. */
+  causes?: Cause[];
   results: RowResult[];
   /** Registered rows not selected in this run (e.g. by --grep or --services). */
   notRun: string[];
@@ -251,16 +273,19 @@ export interface Report {
  * the target's expectation file pins the operations it lacks.
  */
 export const failsRun = (r: Pick<RowResult, "status" | "expectation">): boolean =>
-  r.status === "FAIL" || r.status === "UNEXPECTED_PASS" || (r.status === "UNSUPPORTED" && r.expectation?.status !== "UNSUPPORTED");
+  r.status === "FAIL" || r.status === "UNEXPECTED_PASS" || r.status === "ERROR" || (r.status === "UNSUPPORTED" && r.expectation?.status !== "UNSUPPORTED");
 /**
- * The exit code a report's results give: 1 when a result fails the run, else
- * 4 when rows are left INCONCLUSIVE (the run is incomplete; a row pinned
- * as INCONCLUSIVE does not count), else 0.
+ * The exit code a report's results give: 3 when the suite itself failed on a
+ * row (ERROR: a bug in the suite, whatever the other verdicts), else 1 when a
+ * result fails the run, else 4 when rows are left INCONCLUSIVE (the run is
+ * incomplete; a row pinned as INCONCLUSIVE does not count), else 0.
  */
-export function exitCodeOf(results: Pick<RowResult, "status" | "expectation">[]): 0 | 1 | 4 {
+export function exitCodeOf(results: Pick<RowResult, "status" | "expectation">[]): 0 | 1 | 3 | 4 {
+  if (results.some((r) => r.status === "ERROR")) return INTERNAL_ERROR_EXIT_CODE;
   if (results.some(failsRun)) return 1;
   return results.some(leavesRunIncomplete) ? INCOMPLETE_EXIT_CODE : 0;
 }
+export const INTERNAL_ERROR_EXIT_CODE = 3;
 
 /** An INCONCLUSIVE row not pinned so: a row pinned as INCONCLUSIVE is one the target's file says cannot be decided there. */
 export const leavesRunIncomplete = (r: Pick<RowResult, "status" | "expectation">): boolean => r.status === "INCONCLUSIVE" && r.expectation?.status !== "INCONCLUSIVE";
@@ -300,6 +325,7 @@ export const STATUS_MARK: Record<Status, string> = {
   MANUAL: "✋",
   INCONCLUSIVE: "❔",
   UNSUPPORTED: "🚫",
+  ERROR: "🐞",
 };
 
 /** An operation's family, what a pin may name to cover every sub-action: "Lease Container (break)" → "Lease Container". */

@@ -5,6 +5,7 @@
 import { compareRuns, type CompareRun } from "./compare.ts";
 import { headline } from "./console.ts";
 import { STATUS_MARK, type RowResult } from "../model/result.ts";
+import { showCause } from "../model/causes.ts";
 
 export interface VersionRun {
   version: string;
@@ -14,6 +15,8 @@ export interface VersionRun {
   run?: CompareRun;
   /** Why there is no report (install or start failed). */
   error?: string;
+  /** Azurite 2.x, the legacy code base: its own expectation file, and a section of its own on the page. */
+  legacy?: boolean;
 }
 
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -25,14 +28,34 @@ function why(cells: (RowResult | undefined)[]): string {
   return headline(cells.find((r) => r && r.status !== "PASS" && r.message)?.message ?? "", 240);
 }
 
-export function renderCompatDoc(versions: VersionRun[], meta: { date: string; command: string; suite: string }): string {
-  const ran = versions.filter((v) => v.run);
+/** The legacy versions' section: their causes, the answers that decided their non-PASS rows. */
+function legacySection(v: VersionRun): string[] {
+  const causes = v.run?.report.causes ?? [];
+  const all = causes.reduce((n, x) => n + x.rows.length, 0);
+  const out = [
+    `## Azurite ${v.version}: the legacy code base`,
+    "",
+    `Azurite 2.x shares no code with 3.x: a second implementation, which keeps the suite honest about what is Azurite 3 and what is Azure. It is started with its \`bin/azurite\` command under \`fixtures/azurite2-host.cjs\` and judged against its own expectation file, \`expectations/azurite2.json\` (it sends no Server header, so no version range can choose among \`azurite*.json\`'s pins). The answers that decided its ${all} non-PASS rows, most rows first:`,
+    "",
+    "| # | rows | cause |",
+    "|---|---|---|",
+  ];
+  for (const c of causes.slice(0, 25)) out.push(`| ${c.rank} | ${c.rows.length} | ${cell(showCause(c))} |`);
+  if (causes.length > 25) out.push(`| | ${causes.slice(25).reduce((n, c) => n + c.rows.length, 0)} | ${causes.length - 25} further causes of fewer rows each (its report lists them all) |`);
+  return [...out, ""];
+}
+
+export function renderCompatDoc(all: VersionRun[], meta: { date: string; command: string; suite: string }): string {
+  const versions = all;
+  const legacy = all.filter((v) => v.legacy && v.run);
+  // The differences and shared deviations are those of 3.x; the legacy code base has a section of its own.
+  const ran = all.filter((v) => v.run && !v.legacy);
   const c = compareRuns(ran.map((v) => v.run!));
   const changed = c.rows.filter((r) => r.changed);
-  const out = [
+  const out: string[] = [
     "# Azurite compatibility",
     "",
-    `Generated ${meta.date} by \`${meta.command}\` (suite ${meta.suite}). Each version was installed from the npm registry, started in memory on free ports, and run as an external emulator (by connection string, expectations \`azurite\`, whose pins carry the version ranges they hold for).`,
+    `Generated ${meta.date} by \`${meta.command}\` (suite ${meta.suite}). Each version was installed from the npm registry, started in memory on free ports, and run as an external emulator (by connection string, expectations \`azurite\`, whose pins carry the version ranges they hold for${legacy.length ? "; Azurite 2.x with \`azurite2\`" : ""}).`,
     "",
     "| Azurite | Node | started with | exit | PASS | EXPECTED_FAIL | FAIL | UNEXPECTED_PASS | no verdict |",
     "|---|---|---|---|---|---|---|---|---|",
@@ -72,6 +95,7 @@ export function renderCompatDoc(versions: VersionRun[], meta: { date: string; co
     out.push("", `## Deviations every version shares`, "", `Besides these, ${absent} rows are NOT_AVAILABLE on every version (Azurite has no File service).`, "", `| ID | verdict | why |`, `|---|---|---|`);
     for (const row of common) out.push(`| \`${row.id}\` | ${mark(row.cells[0])} | ${cell(why(row.cells))} |`);
   }
+  for (const v of legacy) out.push("", ...legacySection(v));
   out.push("", "Regenerate with the command above (a Node ≥ 22 for Azurite 3.36+: see the README's *Azurite versions*).", "");
   return out.join("\n");
 }

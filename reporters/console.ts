@@ -3,8 +3,12 @@
 import { failsRun, faultingOperations, leavesRunIncomplete, SAS_SIGNATURE, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 import type { Progress } from "./progress.ts";
 import { isBeyondArticle, sectionRank } from "../model/matrix.ts";
+import { showCause } from "../model/causes.ts";
 
-const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35", UNSUPPORTED: "36" };
+/** Causes the console lists (the reports list them all). */
+const CAUSES_SHOWN = 10;
+
+const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35", UNSUPPORTED: "36", ERROR: "41" };
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (status: string) => (useColour && COLOUR[status] ? `\x1b[${COLOUR[status]}m${status}\x1b[0m` : status);
 
@@ -76,8 +80,21 @@ export function printSummary(report: Report, files: string[]): void {
       console.log(`  ${t.padEnd(w)}  ${STATUSES.map((k) => [k, rs.filter((r) => r.status === k).length] as const).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join("  ")}`);
     }
   }
+  const causes = report.causes ?? [];
+  if (causes.length) {
+    const shown = causes.slice(0, CAUSES_SHOWN);
+    const covered = shown.reduce((n, c) => n + c.rows.length, 0);
+    const all = causes.reduce((n, c) => n + c.rows.length, 0);
+    console.log(`\nCauses (the answers that decided the ${all} non-PASS rows${causes.length > shown.length ? `; the first ${shown.length} decide ${covered}` : ""}):`);
+    for (const c of shown) console.log(`  ${String(c.rank).padStart(2)}. ${String(c.rows.length).padStart(3)} row(s)  ${headline(showCause(c), 150)}`);
+  }
+  const errors = report.results.filter((r) => r.status === "ERROR");
+  if (errors.length) {
+    console.log(`\nThe suite failed on ${errors.length} row(s) (a bug in the suite, not a verdict about the target; exit code 3, please report it):`);
+    for (const r of errors) console.log(resultLine(r));
+  }
   // UNSUPPORTED rows are listed by the operation they lack, once each, below.
-  const bad = report.results.filter((r) => failsRun(r) && r.status !== "UNSUPPORTED");
+  const bad = report.results.filter((r) => failsRun(r) && r.status !== "UNSUPPORTED" && r.status !== "ERROR");
   if (bad.length) {
     console.log("\nFailures:");
     for (const r of bad) console.log(resultLine(r));

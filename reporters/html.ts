@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { basisText, cellResults, cellVerdict } from "./markdown.ts";
+import { causeOfRow } from "../model/causes.ts";
 import { failsRun, faultingOperations, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult, type Status } from "../model/result.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
@@ -34,7 +35,7 @@ th{background:#f6f8fa}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace
 .meta{color:#57606a}.cert td.num{text-align:right;font-variant-numeric:tabular-nums}
 .st-pass{background:#d1f5d3}.st-fail{background:#ffc9c9}.st-unexpected-pass{background:#ff9bb0}.st-expected-fail{background:#ffe2b3}
 .st-not-available{background:#eaeef2;color:#57606a}.st-precondition-failed{background:#fff5b1}.st-manual{background:#cfe6ff}
-.st-inconclusive{background:#e5d4ff}.st-unsupported{background:#ffd8b5;color:#7a2e00}.st-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3f3f3 4px,#f3f3f3 8px);color:#57606a}
+.st-inconclusive{background:#e5d4ff}.st-unsupported{background:#ffd8b5;color:#7a2e00}.st-error{background:#3b3b3b;color:#fff}.st-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3f3f3 4px,#f3f3f3 8px);color:#57606a}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;white-space:nowrap}.cert th .badge{white-space:normal}
 details>summary{cursor:pointer}details[open]>summary{margin-bottom:4px}
 td.cell{min-width:120px}.subs{margin-top:3px}details.sub{display:inline-block;vertical-align:top;margin:1px 0}details.sub[open]{display:block;margin:4px 0}
@@ -64,6 +65,7 @@ export const MARK: Record<Status | "NOT_RUN", string> = {
   MANUAL: "✎",
   INCONCLUSIVE: "?",
   UNSUPPORTED: "⊘",
+  ERROR: "⚠",
   NOT_RUN: "·",
 };
 
@@ -141,7 +143,23 @@ function subVerdicts(cell: MatrixCell, byId: Map<string, RowResult>, statuses: (
   return `<div class="subs">${subs.join(" ")}</div>`;
 }
 
-function matrix(section: MatrixSection, byId: Map<string, RowResult>): string {
+/** The causes, most rows first: the answers that decided the non-PASS rows (each cell they decided links here). */
+function causesSection(report: Report): string {
+  const causes = report.causes ?? [];
+  if (!causes.length) return "";
+  const all = causes.reduce((n, c) => n + c.rows.length, 0);
+  const rows = causes.map(
+    (c) =>
+      `<tr id="cause-${c.rank}"><td>${c.rank}</td><td>${c.rows.length}</td><td>${esc(c.operation || "—")}</td><td>${c.status !== undefined ? `${c.status} ${esc(c.code ?? "(no error code)")}` : "—"}</td><td>${esc(c.problem)}</td><td>${esc(c.step)}</td>` +
+      `<td><details><summary>${c.rows.length} row(s)</summary>${c.rows.map((id) => `<a href="#${anchor(id)}"><code>${esc(id)}</code></a>`).join(" ")}</details></td></tr>`,
+  );
+  return (
+    `<section id="causes"><h2>Causes</h2><p class="meta">The answers that decided the ${all} non-PASS rows, most rows first: one answer (an operation the target lacks, an error format, a missing header) often decides many cells of the tables below, each of which links to its cause.</p>` +
+    `<table class="cert"><thead><tr><th>#</th><th>Rows</th><th>Operation</th><th>Answer</th><th>What was wrong</th><th>Step</th><th>Rows it decided</th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`
+  );
+}
+
+function matrix(section: MatrixSection, byId: Map<string, RowResult>, causes: Map<string, number> = new Map()): string {
   const head = `<tr><th>${esc(section.title)}</th>${section.columns.map((c) => `<th>${esc(c.header)}</th>`).join("")}</tr>`;
   const body = section.rows.map((row) => {
     const statuses: (Status | undefined)[] = [];
@@ -152,9 +170,10 @@ function matrix(section: MatrixSection, byId: Map<string, RowResult>): string {
       const worst = cellVerdict(rs);
       statuses.push(worst?.status);
       const st = worst?.status ?? "NOT_RUN";
+      const rank = worst && worst.status !== "PASS" ? causes.get(worst.id) : undefined;
       return (
         `<td class="cell ${cls(st)}" data-id="${esc(cell.id)}" data-status="${esc(st)}"><details><summary><b>${esc(cell.claim)}</b> ${badge(st)}</summary>` +
-        `${detailsOf(rs, cell.id)}</details>${subVerdicts(cell, byId, statuses)}</td>`
+        `${detailsOf(rs, cell.id)}</details>${rank ? ` <a class="meta" href="#cause-${rank}">cause ${rank}</a>` : ""}${subVerdicts(cell, byId, statuses)}</td>`
       );
     });
     const ok = statuses.every((s) => okClass(s) === "ok") ? "ok" : "";
@@ -296,6 +315,7 @@ function everyRow(report: Report): string {
 
 export function renderHtml(report: Report, sections: MatrixSection[]): string {
   const byId = new Map(report.results.map((r) => [r.id, r]));
+  const causes = causeOfRow(report.causes ?? []);
   const failing = report.results.filter(failsRun).length;
   const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'; img-src data:`;
   return [
@@ -313,11 +333,12 @@ export function renderHtml(report: Report, sections: MatrixSection[]): string {
     `<div class="bar"><label><input type="checkbox" id="only-failures"> show failures only</label> &nbsp; <label><input type="checkbox" id="open-all"> open all evidence</label>` +
       ` &nbsp; <span class="legend">${STATUSES.map(badge).join(" ")} ${badge("NOT_RUN")}</span></div>`,
     certification(report),
+    causesSection(report),
     `<section id="matrix"><h2>The article's tables</h2><p class="meta">Each cell: the seed article's claim and the verdict of the test that checks it (the worst of its finer tests), then, where the cell has them, one small badge per finer row (e.g. per conditional header). Click a cell or a badge for its evidence.</p>`,
-    sections.filter((s) => !s.beyond).map((s) => matrix(s, byId)).join("\n"),
+    sections.filter((s) => !s.beyond).map((s) => matrix(s, byId, causes)).join("\n"),
     `</section>`,
     sections.some((s) => s.beyond)
-      ? `<section id="beyond"><h2>Beyond the article</h2><p class="meta">${esc(BEYOND_ARTICLE_NOTE)} Each cell: the catalogue's claim and the verdict of the row that checks it, then one small badge per further row of the cell.</p>${sections.filter((s) => s.beyond).map((s) => matrix(s, byId)).join("\n")}</section>`
+      ? `<section id="beyond"><h2>Beyond the article</h2><p class="meta">${esc(BEYOND_ARTICLE_NOTE)} Each cell: the catalogue's claim and the verdict of the row that checks it, then one small badge per further row of the cell.</p>${sections.filter((s) => s.beyond).map((s) => matrix(s, byId, causes)).join("\n")}</section>`
       : "",
     everyRow(report),
     `<script>${SCRIPT}</script>`,

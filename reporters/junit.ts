@@ -28,7 +28,10 @@ export function writeJUnit(report: Report, dir: string): string {
       .property("level", r.level);
     if (r.location) tc.file(r.location);
     const exchanges = () => r.evidence.map((e) => `${e.method} ${e.url} -> ${e.status ?? e.transportError} ${e.errorCode ?? ""}`).join("\n");
-    if (failsRun(r)) {
+    if (r.status === "ERROR") {
+      tc.error(r.message ?? r.status, "ERROR: the suite failed on this row (a bug in the suite)");
+      tc.standardOutput(exchanges());
+    } else if (failsRun(r)) {
       tc.failure(r.message ?? r.status, r.status);
       tc.standardOutput(exchanges());
     } else if (leavesRunIncomplete(r)) {

@@ -4,6 +4,7 @@
 // not pass.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { causeOfRow } from "../model/causes.ts";
 import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { faultingOperations, STATUS_MARK, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 
@@ -47,18 +48,45 @@ export function cellResults(results: Map<string, RowResult>, id: string): RowRes
 
 /** The worst status among a cell's results decides the cell. */
 export function cellVerdict(rs: RowResult[]): RowResult | undefined {
-  const rank = ["FAIL", "UNEXPECTED_PASS", "UNSUPPORTED", "INCONCLUSIVE", "EXPECTED_FAIL", "PRECONDITION_FAILED", "MANUAL", "NOT_AVAILABLE", "PASS"];
+  const rank = ["ERROR", "FAIL", "UNEXPECTED_PASS", "UNSUPPORTED", "INCONCLUSIVE", "EXPECTED_FAIL", "PRECONDITION_FAILED", "MANUAL", "NOT_AVAILABLE", "PASS"];
   return [...rs].sort((a, b) => rank.indexOf(a.status) - rank.indexOf(b.status))[0];
 }
 
-function matrix(section: MatrixSection, results: Map<string, RowResult>): string {
+/** The causes, most rows first: each with its anchor, which a cell it decided links to. */
+function causesSection(report: Report): string[] {
+  const causes = report.causes ?? [];
+  if (!causes.length) return [];
+  const all = causes.reduce((n, c) => n + c.rows.length, 0);
+  const out = [
+    "## Causes",
+    "",
+    `The answers that decided the ${all} non-PASS rows, most rows first: one answer (an operation the target lacks, an error format, a missing header) often decides many cells of the tables below, each of which links to its cause.`,
+    "",
+    "| # | rows | operation | answer | what was wrong | step | rows it decided |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  for (const c of causes) {
+    const ids = c.rows.slice(0, 3).map((id) => `\`${id}\``).join(", ") + (c.rows.length > 3 ? `, … (${c.rows.length - 3} more)` : "");
+    out.push(`| <a id="cause-${c.rank}"></a>${c.rank} | ${c.rows.length} | ${esc(c.operation || "—")} | ${c.status !== undefined ? `${c.status} ${esc(c.code ?? "(no error code)")}` : "—"} | ${esc(c.problem)} | ${esc(c.step)} | ${ids} |`);
+  }
+  return [...out, ""];
+}
+
+/** A link to the cause that decided a non-PASS result, if the report has one. */
+function causeLink(r: RowResult | undefined, causes: Map<string, number>): string {
+  const rank = r && r.status !== "PASS" ? causes.get(r.id) : undefined;
+  return rank ? ` ([cause ${rank}](#cause-${rank}))` : "";
+}
+
+function matrix(section: MatrixSection, results: Map<string, RowResult>, causes: Map<string, number> = new Map()): string {
   const head = `| ${section.title} | ${section.columns.map((c) => c.header).join(" | ")} |`;
   const rule = `|---|${section.columns.map(() => "---").join("|")}|`;
   const body = section.rows.map((row) => {
     const cells = section.columns.map((c) => {
       const cell = row.cells[c.key];
       if (!cell) return "";
-      return `${esc(cell.claim)} · ${verdict(cellVerdict(cellResults(results, cell.id)), true)}${subVerdicts(cell, results)}`;
+      const decided = cellVerdict(cellResults(results, cell.id));
+      return `${esc(cell.claim)} · ${verdict(decided, true)}${causeLink(decided, causes)}${subVerdicts(cell, results)}`;
     });
     return `| ${esc(row.label)} | ${cells.join(" | ")} |`;
   });
@@ -156,9 +184,11 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
   const missing = run.target.services.filter((s) => !s.available);
   for (const s of missing) out.push(`- The **${s.service}** service is not available: ${s.reason}. Its rows are NOT_AVAILABLE.`);
   if (missing.length) out.push("");
+  out.push(...causesSection(report));
   out.push(...lackingOperations(report));
+  const causes = causeOfRow(report.causes ?? []);
   out.push("## The article's tables", "");
-  for (const s of sections.filter((x) => !x.beyond)) out.push(matrix(s, byId));
+  for (const s of sections.filter((x) => !x.beyond)) out.push(matrix(s, byId, causes));
   const beyond = [...new Set(report.results.map((r) => r.table))].filter(isBeyondArticle).sort((a, b) => sectionRank(a) - sectionRank(b));
   if (beyond.length) {
     out.push("## Beyond the article", "", BEYOND_ARTICLE_NOTE, "", "| Catalogue section X | " + STATUSES.join(" | ") + " | rows |", "|---|" + STATUSES.map(() => "---").join("|") + "|---|");
@@ -167,7 +197,7 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
       out.push(`| ${esc(t)} | ${STATUSES.map((st) => rs.filter((r) => r.status === st).length || "").join(" | ")} | ${rs.length} |`);
     }
     out.push("");
-    for (const s of sections.filter((x) => x.beyond)) out.push(matrix(s, byId));
+    for (const s of sections.filter((x) => x.beyond)) out.push(matrix(s, byId, causes));
   }
   out.push("## Every row", "");
   const tables = [...new Set(report.results.map((r) => r.table))];

@@ -6,7 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEV_ACCOUNT, DEV_KEY, emulatorConnectionString, type Service } from "../fixtures/target.ts";
-import { sharedKeySignature, stringToSign } from "../fixtures/raw.ts";
+import { sharedKeyLiteSignature, sharedKeySignature, stringToSign } from "../fixtures/shared-key.ts";
 import type { Mutant, MutantState, ProxyRequest, ProxyResponse } from "./mutants/types.ts";
 
 /**
@@ -45,6 +45,15 @@ export interface ProxyOptions {
   chaos?: Chaos;
   /** A half-featured target: answers the requests this matches itself, 501 NotImplemented (selftest/unsupported-modes.ts). */
   unsupported?: (req: ProxyRequest) => boolean;
+  /**
+   * Serves the account below this path, as a gateway does
+   * (`http://127.0.0.1:<port>/<pathPrefix>/devstoreaccount1`): a request
+   * outside it is answered 404, one inside it is forwarded without it
+   * (copy sources too), signed again for the path the target sees.
+   */
+  pathPrefix?: string;
+  /** The key a request the proxy changed is signed again with (default: the emulator's well-known one). */
+  accountKey?: string;
 }
 
 export interface Chaos {
@@ -83,6 +92,8 @@ export interface ProxyStats {
   authFailures: number;
   /** Requests the proxy failed on (a mutant threw; it answered 500), with the first message. */
   mutantErrors: number;
+  /** Requests outside the `pathPrefix` the account is served below (answered 404). */
+  outsidePrefix: number;
   firstMutantError?: string;
 }
 
@@ -129,17 +140,15 @@ function snapshot(req: ProxyRequest): string {
  * included), so a request the mutant rewrote is signed again with the
  * emulator's well-known key. Table's Shared Key Lite signs only date + path.
  */
-function resign(service: Service, req: ProxyRequest): void {
+function resign(service: Service, req: ProxyRequest, key = DEV_KEY): void {
   const auth = req.headers["authorization"];
   if (!auth) return;
   const account = /^SharedKey(?:Lite)? ([^:]+):/.exec(auth)?.[1] ?? DEV_ACCOUNT;
   const url = new URL(req.url, "http://x");
   if (auth.startsWith("SharedKeyLite ")) {
-    const comp = url.searchParams.get("comp");
-    const text = `${req.headers["x-ms-date"] ?? req.headers["date"] ?? ""}\n/${account}${url.pathname}${comp ? `?comp=${comp}` : ""}`;
-    req.headers["authorization"] = `SharedKeyLite ${account}:${sharedKeySignature(DEV_KEY, text)}`;
+    req.headers["authorization"] = `SharedKeyLite ${account}:${sharedKeyLiteSignature(key, url, req.headers, account)}`;
   } else if (auth.startsWith("SharedKey ")) {
-    req.headers["authorization"] = `SharedKey ${account}:${sharedKeySignature(DEV_KEY, stringToSign(service, req.method, url, req.headers, account))}`;
+    req.headers["authorization"] = `SharedKey ${account}:${sharedKeySignature(key, stringToSign(service, req.method, url, req.headers, account))}`;
   }
 }
 
@@ -175,10 +184,16 @@ function notImplemented(req: ProxyRequest): ProxyResponse {
   };
 }
 
+/** The connection string of an emulator on loopback serving `account` below `prefix` on each port. */
+export function prefixedConnectionString(ports: Partial<Record<Service, number>>, prefix: string, account = DEV_ACCOUNT, key = DEV_KEY): string {
+  const endpoints = Object.entries(ports).map(([svc, port]) => `${svc[0].toUpperCase()}${svc.slice(1)}Endpoint=http://127.0.0.1:${port}/${prefix}/${account}`);
+  return [`DefaultEndpointsProtocol=http`, `AccountName=${account}`, `AccountKey=${key}`, ...endpoints].join(";") + ";";
+}
+
 export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
   const host = opts.upstreamHost ?? "127.0.0.1";
   const state: MutantState = new Map();
-  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0, error: 0, slow: 0 }, mutatedRequests: 0, mutatedResponses: 0, unsupported: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0 };
+  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0, error: 0, slow: 0 }, mutatedRequests: 0, mutatedResponses: 0, unsupported: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0, outsidePrefix: 0 };
   const timers = new Set<NodeJS.Timeout>();
   const servers: http.Server[] = [];
   const ports: Partial<Record<Service, number>> = {};
@@ -223,6 +238,8 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
     } else {
       headers["content-length"] = String(out.body.length);
     }
+    // Node adds a Date to every answer unless told not to: an answer without one (a mutant dropped it) goes without.
+    if (!("date" in headers)) res.sendDate = false;
     res.writeHead(out.status, headers);
     res.end(noBody ? undefined : out.body);
   };
@@ -232,6 +249,22 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
     stats.requests++;
     const req: ProxyRequest = { service, method: inc.method ?? "GET", url: inc.url ?? "/", headers: flatten(inc.headers), body };
     delete req.headers["host"];
+    if (opts.pathPrefix) {
+      const below = `/${opts.pathPrefix}`;
+      if (!req.url.startsWith(`${below}/`)) {
+        stats.outsidePrefix++;
+        return send(req.method, res, { status: 404, headers: { "content-type": "text/plain", date: new Date().toUTCString() }, body: Buffer.from(`not below ${below} (answered by the self-test proxy)`) }, true);
+      }
+      req.url = req.url.slice(below.length);
+      const source = req.headers["x-ms-copy-source"];
+      if (source) req.headers["x-ms-copy-source"] = source.replace(new RegExp(`^(https?://[^/]+)${below}/`), "$1/");
+      // A batch names its sub-requests' URLs in its body: below the path there too.
+      if (/\$batch|comp=batch/.test(req.url) && req.body.includes(`${below}/`)) {
+        req.body = Buffer.from(req.body.toString("utf8").split(`${below}/`).join("/"));
+        req.headers["content-length"] = String(req.body.length);
+      }
+      resign(service, req, opts.accountKey);
+    }
     if (opts.latencyMs) await wait(opts.latencyMs);
 
     const fault = opts.faults?.find((f) => f.match(req)) ?? chaosFault(opts.chaos);
@@ -302,7 +335,7 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
         req.headers["content-length"] = String(req.body.length);
         if (req.body.length === 0 && !["PUT", "POST", "MERGE", "PATCH"].includes(req.method)) delete req.headers["content-length"];
         delete req.headers["transfer-encoding"];
-        resign(service, req);
+        resign(service, req, opts.accountKey);
       }
     }
     try {
@@ -345,7 +378,7 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
 
   let stopped: Promise<void> | undefined;
   return {
-    connectionString: emulatorConnectionString("127.0.0.1", ports),
+    connectionString: opts.pathPrefix ? prefixedConnectionString(ports, opts.pathPrefix) : emulatorConnectionString("127.0.0.1", ports),
     ports,
     state,
     stats,

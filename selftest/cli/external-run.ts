@@ -1,7 +1,9 @@
 // One run of the CLI from source against an external emulator: a second
 // Azurite of the embedded version with an account and key of its own, by
-// connection string, through the proxy with no mutant (the seed of the
-// installed package's embedded run, cli/installed-run.ts). Shared
+// connection string, through the proxy with no mutant, which serves the
+// account below a path as a gateway does (every request must go below it,
+// signed for it), with the seed of the installed package's embedded run
+// (cli/installed-run.ts). Shared
 // (selftest/shared.ts) by the files that compare with a correct target:
 // cli/package.test.ts (the installed package gives a run from source's
 // verdicts), cli/runs.test.ts (an external emulator gives the embedded run's
@@ -18,12 +20,14 @@ import { Clients } from "../../fixtures/clients.ts";
 import { listOurs } from "../../fixtures/cleanup.ts";
 import { NAME_PREFIX } from "../../fixtures/names.ts";
 import { resolveConnectionString } from "../../fixtures/target.ts";
-import { startProxy } from "../proxy.ts";
+import { prefixedConnectionString, startProxy } from "../proxy.ts";
 import { sharedOnce } from "../shared.ts";
 import { accountConnectionString, endedWithReport, privateAzurite, runCli, type CliResult } from "./cli-kit.ts";
 import { RUN_SEED } from "./installed-run.ts";
 
 export const EXTERNAL_ACCOUNT = "certacct1";
+/** The path the proxy serves the account below, as a gateway does: every request of the run must go below it, signed for it. */
+export const GATEWAY_PATH = "gateway/storage";
 
 export interface ExternalRun {
   /** Its report directory. */
@@ -48,15 +52,16 @@ export function externalRun(): Promise<ExternalRun> {
     const key = randomBytes(64).toString("base64");
     const azurite = await privateAzurite(`${EXTERNAL_ACCOUNT}:${key}`);
     try {
-      const proxy = await startProxy({ upstream: azurite.ports });
+      const proxy = await startProxy({ upstream: azurite.ports, pathPrefix: GATEWAY_PATH, accountKey: key });
       let cli: CliResult;
       try {
-        const connectionString = accountConnectionString(proxy, EXTERNAL_ACCOUNT, { key });
+        const connectionString = prefixedConnectionString(proxy.ports, GATEWAY_PATH, EXTERNAL_ACCOUNT, key);
         cli = await runCli(["--seed", RUN_SEED, "--report-dir", dir], { AZURE_STORAGE_CONNECTION_STRING: connectionString }, 300_000);
       } finally {
         await proxy.stop();
       }
       endedWithReport(cli, "the external run");
+      if (proxy.stats.outsidePrefix) throw new Error(`the external run sent ${proxy.stats.outsidePrefix} request(s) outside the endpoint's path /${GATEWAY_PATH}`);
       return { dir, cli, key, left: await leftOn(azurite, key) };
     } finally {
       await azurite.stop();

@@ -11,8 +11,9 @@
 //   seed: an Azurite of the same version by connection string, through the
 //   proxy with no mutant, which runs.test.ts and mutation.test.ts show
 //   change no verdict), and writes every report;
-// - the time from start to the first row is not more than from source (as
-//   the installed command ran before it was compiled: through tsx).
+// - both run a row; the time each takes to its first row is printed, for
+//   docs/developing.md's figures (no wall-clock assertion: a loaded machine
+//   would decide it).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -152,7 +153,7 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
     );
   });
 
-  it("the time from start to the first row is not more than from source (through tsx, as the installed command ran before)", async function () {
+  it("the installed command and the source both run a row; the time each takes to its first row is printed (a figure, not a verdict: no wall-clock assertion)", async function () {
     const installed: number[] = [];
     const source: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -164,6 +165,5 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
       source.push(b.ms);
     }
     console.log(`      time to the first row: installed ${installed.join(", ")} ms (median ${median(installed)}), from source ${source.join(", ")} ms (median ${median(source)})`);
-    assert.isAtMost(median(installed), median(source));
   });
 });

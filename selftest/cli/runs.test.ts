@@ -21,7 +21,7 @@ import {
 import { assert } from "chai";
 import type { EmbeddedAzurite } from "../../fixtures/azurite.ts";
 import { NAME_PREFIX } from "../../fixtures/names.ts";
-import { exitCodeOf, type Report } from "../../model/result.ts";
+import { exitCodeOf, SCHEMA, type Report } from "../../model/result.ts";
 import { accountConnectionString, artefacts, endedWithReport, privateAzurite, readReport, ROOT, runCli, tmpDir, toldExitCode, tooLateIn, type CliResult } from "./cli-kit.ts";
 import { EXTERNAL_ACCOUNT, externalRun, leftOn } from "./external-run.ts";
 import { embeddedRun } from "./installed-run.ts";
@@ -123,7 +123,7 @@ describe("CLI: targets, run info and secrets", function () {
       [external.report, "emulator", EXTERNAL_ACCOUNT],
     ] as const) {
       const run = r.run;
-      assert.equal(r.schema, "azure-storage-concurrency-conformance/report@2");
+      assert.equal(r.schema, SCHEMA);
       assert.equal(run.target.kind, kind);
       assert.equal(run.target.account, account);
       assert.deepEqual(run.suite.name, pkg.name);

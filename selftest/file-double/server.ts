@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { sharedKeySignature, stringToSign } from "../../fixtures/raw.ts";
+import { sharedKeySignature, stringToSign } from "../../fixtures/shared-key.ts";
 import { DEV_ACCOUNT, DEV_KEY } from "../../fixtures/target.ts";
 
 export interface DoubleFlags {

@@ -313,12 +313,14 @@ function bruteForce<S, I, O>(model: Model<S, I, O>, h: Operation<I, O>[]): boole
   return go(new Set(), model.init());
 }
 
+// The checker's cost is bounded in search steps, which no machine's load changes
+// (about 10^6 steps a second here); how long a check takes is the bench's business.
+const NO_TIME_LIMIT = { timeoutMs: Number.POSITIVE_INFINITY };
+
 describe("linearizability: random histories", function () {
-  it("a 2,000-operation linearizable blob history (6 clients, 2% timeouts) is accepted within a second", function () {
+  it("a 2,000-operation linearizable blob history (6 clients, 2% timeouts) is accepted within 200,000 steps", function () {
     const { history } = randomBlobHistory(1, 2000);
-    const t0 = Date.now();
-    assert.deepEqual(checkLinearizable(blobModel, history), { ok: true });
-    assert.isBelow(Date.now() - t0, 1000);
+    assert.deepEqual(checkLinearizable(blobModel, history, { ...NO_TIME_LIMIT, maxSteps: 200_000 }), { ok: true });
   });
 
   it("a 1,000-operation linearizable table entity history is accepted", function () {
@@ -341,30 +343,25 @@ describe("linearizability: random histories", function () {
     return { bad, victim: bad[at] };
   }
 
-  it("one injected stale read in 1,000 operations: found, and shown as a window of at most 8 that fails on its own", function () {
+  it("one injected stale read in 1,000 operations: found within 100,000 steps, and shown as a window of at most 8 that fails on its own", function () {
     for (const seed of [7, 8, 9]) {
       const { bad, victim } = injectStaleRead(seed, 1000, 0);
-      const t0 = Date.now();
-      const r = checkLinearizable(blobModel, bad);
-      const took = Date.now() - t0;
+      const r = checkLinearizable(blobModel, bad, { ...NO_TIME_LIMIT, maxSteps: 100_000 });
       assertFails(r);
       assert.include(r.window, victim);
       assert.isAtMost(r.window.length, 8, r.explanation);
       assertFails(checkLinearizable(blobModel, r.window, { explain: false }), "the window alone");
-      assert.isBelow(took, 2000);
     }
   });
 
-  it("the same with 1% timed-out operations: the window keeps only the timeouts that could have mattered", function () {
+  it("the same with 1% timed-out operations (within the default 2,000,000 steps): the window keeps only the timeouts that could have mattered", function () {
     for (const seed of [7, 8, 9]) {
       const { bad, victim } = injectStaleRead(seed, 1000, 0.01);
-      const t0 = Date.now();
-      const r = checkLinearizable(blobModel, bad);
+      const r = checkLinearizable(blobModel, bad, { ...NO_TIME_LIMIT, maxSteps: 2_000_000 });
       assertFails(r);
       assert.include(r.window, victim);
       assert.isAtMost(r.window.length, 16, r.explanation);
       assertFails(checkLinearizable(blobModel, r.window, { explain: false }), "the window alone");
-      assert.isBelow(Date.now() - t0, 3000);
     }
   });
 

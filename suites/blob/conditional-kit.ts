@@ -3,7 +3,7 @@
 // changes it at least one second later by the server's clock), its full state
 // read back, and the header values section C prescribes.
 import type { BlobClient, ContainerClient } from "@azure/storage-blob";
-import { expectRawStatus, expectTrue } from "../../fixtures/assert.ts";
+import { expectDate, expectPresent, expectRawStatus, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { blobPath, newBlockBlob, newPageBlob } from "./blob-kit.ts";
@@ -100,13 +100,13 @@ export interface History {
  * limit, INCONCLUSIVE). A Last-Modified ahead of the server's own Date by more than
  * its granularity is no date of a past change: that answer fails at once.
  */
-export async function secondLater(t: RowContext, probe: () => Promise<Date | undefined>, lastModified: string): Promise<void> {
-  const changed = Date.parse(lastModified);
+export async function secondLater(t: RowContext, probe: () => Promise<Date | undefined>, lastModified: string | undefined): Promise<void> {
+  const changed = expectDate("general/validators-advance: the resource's Last-Modified, as read", lastModified);
   let first = true;
   await t.waitForServerTime(
     "general/validators-advance: the server's Date a second past the resource's Last-Modified",
     async () => {
-      const date = (await probe())?.getTime() ?? NaN;
+      const date = expectPresent("the server's Date (an answer's Date header)", await probe()).getTime();
       if (first && Number.isFinite(date)) expectTrue(`general/validators-advance: the resource's Last-Modified (${lastModified}) is later than the server's Date (${new Date(date).toUTCString()}) by more than a second`, changed < date + 2000);
       first = false;
       return date;
@@ -131,7 +131,7 @@ export async function history(t: RowContext, cell: Cell, opts: { older?: boolean
     const target = claim.creates ? t.blob.getContainerClient(t.name("c")) : c;
     t.step("read the container (this client)");
     const before = await containerState(c);
-    await secondLater(t, async () => (await c.getProperties()).date, before.lastModified!);
+    await secondLater(t, async () => (await c.getProperties()).date, before.lastModified);
     t.step("another writer changes the container");
     await other.getContainerClient(c.containerName).setMetadata({ state: OTHER });
     const after = await containerState(c);
@@ -157,7 +157,7 @@ export async function history(t: RowContext, cell: Cell, opts: { older?: boolean
   const read = (x: BlobClient, k: typeof kind = kind) => blobState(x, c, k);
   t.step("read the blob (this client)");
   const before = await read(validated, cell.onSource ? "block-blob" : kind);
-  await secondLater(t, async () => (await validated.getProperties()).date, before.lastModified!);
+  await secondLater(t, async () => (await validated.getProperties()).date, before.lastModified);
   if (claim.pendingCopy) {
     t.step("another writer starts a copy onto the blob");
     const res = await t.raw("blob", { method: "PUT", path: blobPath(b), headers: { "x-ms-copy-source": subject.sourceUrl! } });
@@ -187,6 +187,9 @@ export async function newBlobOf(t: RowContext, kind: BlobKind, c: ContainerClien
 
 /** The history the cells stand on relies on general/validators-advance: a target breaking it fails here, naming it. */
 function expectLater(before: ResourceState, after: ResourceState): void {
-  expectTrue("general/validators-advance: the other writer's change did not give the resource a new ETag", after.etag !== before.etag);
-  expectTrue("general/validators-advance: the other writer's change, a second later, did not move Last-Modified a second forward", Date.parse(after.lastModified!) >= Date.parse(before.lastModified!) + 1000);
+  expectTrue("general/validators-advance: the other writer's change did not give the resource a new ETag", after.etag !== before.etag, { expected: "a new ETag", got: after.etag ? "the same ETag" : "none" });
+  expectTrue("general/validators-advance: the other writer's change, a second later, did not move Last-Modified a second forward", Date.parse(after.lastModified!) >= Date.parse(before.lastModified!) + 1000, {
+    expected: "a Last-Modified a second later",
+    got: after.lastModified ? "not a second later" : "none",
+  });
 }

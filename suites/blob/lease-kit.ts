@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { AssertionError } from "chai";
 import type { BlobClient, BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
-import { answerDate, expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
+import { answerDate, expectDate, expectEqual, expectPresent, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
 import { WaitTimeout, type RowContext } from "../../fixtures/engine.ts";
 import { answerDatesSince, currentEvidence } from "../../fixtures/evidence.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
@@ -82,9 +82,9 @@ export async function acquireOverExpired(t: RowContext, x: LeaseTarget, args: Le
  * is a FAIL naming that claim, not an environment the suite cannot build.
  */
 export async function holdLease(t: RowContext, x: LeaseTarget, duration: number, id = guid()): Promise<{ id: string; res: RawResponse }> {
-  t.step(`acquire a ${duration === -1 ? "infinite" : duration + " s"} lease (setup)`);
+  t.step(`acquire ${duration === -1 ? "an infinite" : `a ${duration} s`} lease (setup)`);
   const res = await leaseAction(t, x, "acquire", { proposed: id, duration });
-  expectRawStatus(`${x.kind === "blob" ? "blob/lease/state/acquire/available" : "blob/container-lease"}: acquire a ${duration === -1 ? "infinite" : duration + " s"} lease on an available ${x.kind} (setup)`, res, { status: 201 });
+  expectRawStatus(`${x.kind === "blob" ? "blob/lease/state/acquire/available" : "blob/container-lease"}: acquire ${duration === -1 ? "an infinite" : `a ${duration} s`} lease on an available ${x.kind} (setup)`, res, { status: 201 });
   return { id, res };
 }
 
@@ -117,6 +117,9 @@ export async function readLease(t: RowContext, x: LeaseTarget, leaseId?: string)
     date: h["date"] ? new Date(h["date"]) : undefined,
   };
 }
+
+/** The server's clock (ms) in a lease read back; an answer without a Date fails the row, naming it. */
+export const clockOf = (v: LeaseView): number => expectPresent("the properties read back: the answer's Date", v.date).getTime();
 
 export type LeaseState = "available" | "leased" | "breaking" | "broken" | "expired";
 /**
@@ -168,17 +171,19 @@ export function expectLeaseIdSent(what: string): void {
 }
 
 /** Seconds from the server's Date header of `res`. */
-export const serverDate = (res: RawResponse): Date => new Date(res.headers["date"]);
+/** The server's clock in an answer (its Date header); an answer without one fails the row, naming what it lacks. */
+export const serverDate = (res: RawResponse): Date => new Date(expectDate("the answer's Date header", res.headers["date"]));
 
 /**
  * Polls the lease state until it reads `state` (a real wait: expiry, a break
  * period). The bound is generous; the row's waitSeconds covers it.
  */
-export async function waitForLeaseState(t: RowContext, x: LeaseTarget, state: LeaseState, timeoutMs: number): Promise<LeaseView> {
+export async function waitForLeaseState(t: RowContext, x: LeaseTarget, state: LeaseState, timeoutMs: number, onRead?: (v: LeaseView) => void): Promise<LeaseView> {
   return t.waitFor(
     `lease state ${state}`,
     async () => {
       const v = await readLease(t, x);
+      onRead?.(v);
       return v.state === state ? v : undefined;
     },
     { timeoutMs, intervalMs: 500 },
@@ -287,9 +292,14 @@ export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: Sta
       out.map(async (s, i) => {
         // Read from a second before its end by the server's clock: a read before then tells nothing (a few reads, not one every 500 ms).
         await waitForServerTime(t, s.x, new Date(acquired[i].getTime() + (SHORTEST - 1) * 1000), 45_000);
-        await waitForLeaseState(t, s.x, "expired", 45_000).catch((err) => {
+        let last: LeaseView | undefined;
+        await waitForLeaseState(t, s.x, "expired", 45_000, (v) => (last = v)).catch((err) => {
           if (!(err instanceof WaitTimeout)) throw err; // a transport fault stays INCONCLUSIVE
-          expectTrue(`${LEASE_OF[s.x.kind].ids}expiry-frees: the 15 s lease did not read back as expired within 45 s (setup)`, false);
+          // The data says what was read last: no lease state at all is a missing header, whatever the row.
+          expectTrue(`${LEASE_OF[s.x.kind].ids}expiry-frees: the 15 s lease did not read back as expired within 45 s (setup)`, false, {
+            expected: "lease state expired",
+            got: last?.state ? `lease state ${last.state}` : "none",
+          });
         });
       }),
     );

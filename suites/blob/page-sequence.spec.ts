@@ -69,7 +69,7 @@ const cells = SEQUENCE_CELLS.map((cell) =>
 /** A Set Blob Properties action: the number it leaves, in its answer and read back, and whether the ETag moved. */
 async function action(t: RowContext, ref: BlobRef, name: string, value: number | undefined, expected: number) {
   const before = await viewOf(t, ref, "read the blob");
-  const what = `Set Blob Properties, ${name}${value === undefined ? "" : " " + value} on number ${before.sequenceNumber}`;
+  const what = `Set Blob Properties, ${name}${value === undefined ? "" : " " + value} on number ${before.sequenceNumber ?? "none"}`;
   const res = await setSequence(t, ref, name, value);
   expectOk(what, res, 200);
   expectEqual(`${what}: ${SEQUENCE} answered`, res.headers[SEQUENCE], String(expected));

@@ -4,7 +4,7 @@
 // the property the row is about) to show a refusal changed nothing.
 import { BlobSASPermissions, generateBlobSASQueryParameters, StorageSharedKeyCredential, type BlobClient, type ContainerClient } from "@azure/storage-blob";
 import { createHash } from "node:crypto";
-import { expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
+import { expectPresent, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { isRecordedRequestHeader } from "../../fixtures/evidence.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
@@ -102,7 +102,7 @@ export const contentDigest = (content: string) => digest(Buffer.from(content, "u
 export async function readableUrl(t: RowContext, b: BlobClient): Promise<string> {
   const { accountKey, sas } = t.target.credentials;
   if (sas || !accountKey) return `${b.url}${b.url.includes("?") ? "&" : "?"}${sas ?? ""}`;
-  const lastModified = (await b.getProperties()).lastModified!;
+  const lastModified = expectPresent("Get Blob Properties (the copy source): the answer's Last-Modified", (await b.getProperties()).lastModified);
   const query = generateBlobSASQueryParameters(
     { containerName: b.containerName, blobName: b.name, permissions: BlobSASPermissions.parse("r"), expiresOn: new Date(lastModified.getTime() + 3_600_000) },
     new StorageSharedKeyCredential(t.target.credentials.accountName, accountKey),

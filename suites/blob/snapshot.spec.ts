@@ -58,7 +58,7 @@ const rows = [
   restRow("blob/snapshot/etag-with-metadata", "Snapshot Blob with metadata, a second after the base's last write: the snapshot's ETag and Last-Modified differ from the base's (neither earlier); its metadata is the metadata sent; the base unchanged", SNAPSHOT, async (t) => {
     const { c, b, ref } = await base(t);
     const before = await baseState(c, b);
-    await secondLater(t, async () => (await b.getProperties()).date, before.lastModified!);
+    await secondLater(t, async () => (await b.getProperties()).date, before.lastModified);
     const snap = await snapshot(t, ref, "Snapshot Blob with x-ms-meta-snapshot", { "x-ms-meta-snapshot": "taken" });
     expectTrue("Snapshot Blob with metadata: the snapshot has the base's ETag", snap.etag !== before.etag, { expected: "an ETag of its own", got: "the base's ETag" });
     // The page says the validators "differ"; a snapshot taken after the base's last write cannot predate it.
@@ -92,7 +92,7 @@ const rows = [
     expectRawStatus("Get Blob Properties on the snapshot", read, { status: 200 });
     const [state, status] = [read.headers["x-ms-lease-state"], read.headers["x-ms-lease-status"]];
     t.note("snapshot lease headers", { state: state ?? null, status: status ?? null });
-    expectTrue(`the snapshot's lease: ${state}/${status}, expected available/unlocked or none`, (state === undefined && status === undefined) || (state === "available" && status === "unlocked"));
+    expectTrue(`the snapshot's lease: ${state ?? "none"}/${status ?? "none"}, expected available/unlocked or none`, (state === undefined && status === undefined) || (state === "available" && status === "unlocked"));
     t.step("the holder renews the base's lease");
     const renew = await sendRaw(t, "Lease Blob (renew) on the base with the holder's ID", ref, { method: "PUT", query: { comp: "lease" }, headers: { "x-ms-lease-action": "renew", "x-ms-lease-id": LEASE_ID } });
     expectOk("Lease Blob (renew) on the base with the holder's ID", renew, 200);

@@ -210,7 +210,7 @@ const rows = [
     const b = await newBlockBlob(t, "original", c);
     const before = await blobState(b, c, "block-blob");
     // A second later by the server's clock, so a Last-Modified that moved would show.
-    await secondLater(t, async () => (await b.getProperties()).date, before.lastModified!);
+    await secondLater(t, async () => (await b.getProperties()).date, before.lastModified);
     expectOk("Set Blob Tags", await setTags(t, "Set Blob Tags", b, { state: "tagged", owner: "row" }), 204);
     t.step("read back");
     const [after, tags, props] = await allAnswered([blobState(b, c, "block-blob"), tagsOf(b), b.getProperties()]);

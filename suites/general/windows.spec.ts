@@ -8,14 +8,14 @@
 // pass.
 import { AssertionError } from "chai";
 import type { QueueClient } from "@azure/storage-queue";
-import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue } from "../../fixtures/assert.ts";
+import { expectEqual, expectPresent, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue } from "../../fixtures/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import { answerDatesSince, currentEvidence } from "../../fixtures/evidence.ts";
 import { defineTable } from "../../fixtures/registry.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
 import { newBlockBlob } from "../blob/blob-kit.ts";
 import { deleteRefused, req, view } from "../blob/container-lease-claims.ts";
-import { blobSnapshot, blobTarget, checkLeaseState, containerTarget, guid, holdLease, leaseAction, readLease, serverDate, type LeaseTarget } from "../blob/lease-kit.ts";
+import { blobSnapshot, blobTarget, checkLeaseState, clockOf, containerTarget, guid, holdLease, leaseAction, readLease, serverDate, type LeaseTarget } from "../blob/lease-kit.ts";
 import { otherClient, peek, queueClock, queueWithMessage, rawDeleteMessage, rawGetMessages, rawPutMessage, rawUpdateMessage } from "../queue/queue-kit.ts";
 import { GRANULARITY_MS, LEGAL_LATE_MS, WINDOWS, type OpenWindow, type WindowClaim, type WindowKind } from "./window-claims.ts";
 
@@ -83,13 +83,13 @@ function leaseWindow(t: RowContext, s: LeaseSubject, end: number, state: "breaki
     },
     async lapsed() {
       const v = await readLease(t, x);
-      return { lapsed: v.state !== state, date: v.date!.getTime() };
+      return { lapsed: v.state !== state, date: clockOf(v) };
     },
     async after() {
       checkLeaseState(`the lease ${freedWhen}`, await readLease(t, x), lapsedAs);
       await s.freed(freedWhen);
     },
-    clock: async () => (await readLease(t, x)).date!.getTime(),
+    clock: async () => clockOf(await readLease(t, x)),
   };
 }
 
@@ -129,13 +129,13 @@ function invisibleMessage(t: RowContext, q: QueueClient, id: string, end: number
     async lapsed() {
       const got = await other.receiveMessages({ numberOfMessages: 32, visibilityTimeout: 30 });
       back = got.receivedMessageItems.find((m) => m.messageId === id) ?? back;
-      return { lapsed: !!back, date: got.date!.getTime() };
+      return { lapsed: !!back, date: expectPresent("Get Messages: the answer's Date", got.date).getTime() };
     },
     async after() {
       expectEqual("text of the message once it came back", back?.messageText, text);
       expectEqual("DequeueCount of the message once it came back", back?.dequeueCount, delivery);
     },
-    clock: async () => (await q.getProperties()).date!.getTime(),
+    clock: async () => expectPresent("Get Queue Metadata: the answer's Date", (await q.getProperties()).date).getTime(),
   };
 }
 
@@ -159,7 +159,7 @@ async function updateVisibility(t: RowContext, claim: WindowClaim): Promise<Open
   t.step(`Update Message with visibilitytimeout ${U}`);
   const res = await expectSucceeds("Update Message with the current receipt", q.updateMessage(id, receipt!, "updated", U));
   const end = res.nextVisibleOn?.getTime() ?? NaN;
-  expectStatedEnd("Update Message: x-ms-time-next-visible", end, res.date!.getTime(), U);
+  expectStatedEnd("Update Message: x-ms-time-next-visible", end, expectPresent("Update Message: the answer's Date", res.date).getTime(), U);
   return invisibleMessage(t, q, id, end, "updated");
 }
 

@@ -5,7 +5,7 @@
 // these rows check what follows a window's end, the refusals, and the counts.
 // Times are the server's: ExpirationTime and TimeNextVisible from the answers.
 import type { QueueClient } from "@azure/storage-queue";
-import { answerDate, expectDate, expectEqual, expectRawStatus, expectTrue } from "../../fixtures/assert.ts";
+import { answerDate, expectDate, expectEqual, expectPresent, expectRawStatus, expectTrue } from "../../fixtures/assert.ts";
 import { preconditionFailed } from "../../fixtures/signals.ts";
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
@@ -29,7 +29,7 @@ const pastByServerClock = (t: RowContext, q: QueueClient, at: number, what: stri
 async function put(t: RowContext, q: QueueClient, query: Record<string, string>): Promise<{ res: RawResponse; message: WireMessage }> {
   const { res, message } = await rawPutMessage(t, q, "original", query);
   expectRawStatus(`Put Message (${new URLSearchParams(query)})`, res, { status: 201 });
-  return { res, message: message! };
+  return { res, message: expectPresent("Put Message: the message in the answer's body", message) };
 }
 
 /** Dequeues the one message, expecting `id`. */
