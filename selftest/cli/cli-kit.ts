@@ -74,6 +74,21 @@ export function tooLateIn(...reports: Pick<Report, "results">[]): (id: string) =
   return (id) => late.some((l) => l === id || l.startsWith(id + "/"));
 }
 
+/** Of the rows two runs are compared on, the share that must be compared: at most a tenth may have been too late to tell. */
+export const COMPARED_FLOOR = 0.9;
+
+/**
+ * The IDs a comparison of runs looks at: `ids` without those too late to tell
+ * (`late`). Throws when fewer than `floor` of them are left, so a loaded machine
+ * cannot make a comparison pass with little or nothing compared.
+ */
+export function toldIds(what: string, ids: string[], late: (id: string) => boolean, floor = COMPARED_FLOOR): string[] {
+  const told = ids.filter((id) => !late(id));
+  if (!ids.length || told.length < Math.ceil(floor * ids.length))
+    throw new Error(`${what}: ${told.length} of ${ids.length} rows compared, the others too late to tell; at least ${Math.round(floor * 100)} % must be (${ids.filter(late).slice(0, 10).join(", ")}${ids.filter(late).length > 10 ? ", …" : ""})`);
+  return told;
+}
+
 /**
  * A run's exit code as the rows that told decide it: a row too late to tell
  * (above) makes a run incomplete (exit 4) by the machine's load alone; a 4

@@ -22,7 +22,7 @@ import { assert } from "chai";
 import type { EmbeddedAzurite } from "../../fixtures/azurite.ts";
 import { NAME_PREFIX } from "../../fixtures/names.ts";
 import { exitCodeOf, SCHEMA, type Report } from "../../model/result.ts";
-import { accountConnectionString, artefacts, endedWithReport, privateAzurite, readReport, ROOT, runCli, tmpDir, toldExitCode, tooLateIn, type CliResult } from "./cli-kit.ts";
+import { accountConnectionString, artefacts, endedWithReport, privateAzurite, readReport, ROOT, runCli, tmpDir, toldExitCode, toldIds, tooLateIn, type CliResult } from "./cli-kit.ts";
 import { EXTERNAL_ACCOUNT, externalRun, leftOn } from "./external-run.ts";
 import { embeddedRun } from "./installed-run.ts";
 
@@ -107,8 +107,8 @@ describe("CLI: targets, run info and secrets", function () {
     const b = statuses(external.report);
     assert.isAbove(Object.keys(a).length, 0);
     assert.deepEqual(Object.keys(b).sort(), Object.keys(a).sort(), "the same rows ran");
-    const late = tooLateIn(embedded.report, external.report);
-    const differ = Object.keys(a).filter((id) => a[id] !== b[id] && !late(id)).map((id) => `${id}: embedded ${a[id]}, external ${b[id]}`);
+    const told = toldIds("the embedded and the external run", Object.keys(a), tooLateIn(embedded.report, external.report));
+    const differ = told.filter((id) => a[id] !== b[id]).map((id) => `${id}: embedded ${a[id]}, external ${b[id]}`);
     assert.deepEqual(differ, []);
     // A row too late to tell makes its run incomplete (exit 4) by the machine's load alone: the
     // exit codes compared are those the rows that told decide (a 4 is still checked to be one).

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
 import { loadAllSuites } from "../../fixtures/headless.ts";
-import { matrixSections, registeredRows } from "../../fixtures/registry.ts";
+import { defineTable, matrixSections, registeredRows } from "../../fixtures/registry.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 import { SERVICES } from "../../fixtures/target.ts";
 
@@ -35,6 +35,39 @@ export function covered(id: string, rowIds: string[]): boolean {
   return rowIds.some((r) => r === id || r.startsWith(id + "/"));
 }
 
+type Registered = ReturnType<typeof registeredRows>;
+
+/** What is wrong with each row: a duplicate or malformed ID, a missing level, source, title, service, table or run(). */
+export function rowProblems(rows: Registered): string[] {
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const { row, table } of rows) {
+    if (seen.has(row.id)) problems.push(`${row.id}: duplicate`);
+    seen.add(row.id);
+    if (!/^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9.-]*)+$/.test(row.id)) problems.push(`${row.id}: not a lowercase path of kebab-case segments`);
+    if (!LEVELS.includes(row.level)) problems.push(`${row.id}: level ${JSON.stringify(row.level)}`);
+    if (!row.source?.trim()) problems.push(`${row.id}: no source`);
+    if (!row.title?.trim()) problems.push(`${row.id}: no title`);
+    if (!SERVICES.includes(row.service)) problems.push(`${row.id}: service ${JSON.stringify(row.service)}`);
+    if (!table?.trim()) problems.push(`${row.id}: no catalogue table`);
+    if (typeof row.run !== "function") problems.push(`${row.id}: no run()`);
+  }
+  return problems;
+}
+
+/** The next IDs' problems: an ID no row covers outside a waiting block, a waiting block all done, a waiting block the list lacks. */
+export function nextIdProblems(entries: { id: string; block: string }[], rowIds: string[], notYet: Record<string, string>): string[] {
+  const waiting = (block: string) => Object.keys(notYet).some((k) => block.startsWith(k));
+  const inBlock = (k: string) => entries.filter((e) => e.block.startsWith(k));
+  return [
+    ...entries.filter((e) => !covered(e.id, rowIds) && !waiting(e.block)).map((e) => `${e.id}: no row covers it`),
+    ...Object.keys(notYet)
+      .filter((k) => inBlock(k).length && inBlock(k).every((e) => covered(e.id, rowIds)))
+      .map((k) => `${k}: every ID of this block is implemented now: remove it from NOT_YET`),
+    ...Object.keys(notYet).filter((k) => !inBlock(k).length).map((k) => `${k}: NOT_YET names a block the list no longer has`),
+  ];
+}
+
 describe("catalogue lint", function () {
   let rows: ReturnType<typeof registeredRows>;
   before(async function () {
@@ -57,20 +90,18 @@ describe("catalogue lint", function () {
 
   it("every registered row has a unique, well-formed ID, a level, a source, a title and a service", function () {
     assert.isAbove(rows.length, 0, "no rows registered");
-    const seen = new Set<string>();
-    const problems: string[] = [];
-    for (const { row, table } of rows) {
-      if (seen.has(row.id)) problems.push(`${row.id}: duplicate`);
-      seen.add(row.id);
-      if (!/^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9.-]*)+$/.test(row.id)) problems.push(`${row.id}: not a lowercase path of kebab-case segments`);
-      if (!LEVELS.includes(row.level)) problems.push(`${row.id}: level ${JSON.stringify(row.level)}`);
-      if (!row.source?.trim()) problems.push(`${row.id}: no source`);
-      if (!row.title?.trim()) problems.push(`${row.id}: no title`);
-      if (!SERVICES.includes(row.service)) problems.push(`${row.id}: service ${JSON.stringify(row.service)}`);
-      if (!table?.trim()) problems.push(`${row.id}: no catalogue table`);
-      if (typeof row.run !== "function") problems.push(`${row.id}: no run()`);
-    }
-    assert.deepEqual(problems, []);
+    assert.deepEqual(rowProblems(rows), []);
+  });
+
+  it("the row checks find each kind of problem (a duplicate, a malformed ID, a missing level, source, title, service, table or run)", function () {
+    const good = rows[0];
+    const bad = [good, { row: { ...good.row, id: good.row.id } , table: good.table }, { row: { ...good.row, id: "Blob/Not Kebab", level: "lore", source: " ", title: "", service: "disk", run: undefined }, table: "" }];
+    const found = rowProblems(bad as typeof rows).map((p) => p.slice(p.indexOf(":") + 2));
+    assert.deepEqual(found, ["duplicate", "not a lowercase path of kebab-case segments", 'level "lore"', "no source", "no title", 'service "disk"', "no catalogue table", "no run()"]);
+  });
+
+  it("the registry refuses a second row with an ID it holds", function () {
+    assert.throws(() => defineTable({ table: rows[0].table, service: rows[0].row.service }, [rows[0].row]), /duplicate catalogue ID/);
   });
 
   it("every matrix cell names an ID that a registered row covers", function () {
@@ -89,15 +120,29 @@ describe("catalogue lint", function () {
     });
   }
 
+  it("catalogue/CATALOGUE.md, which the self-tests read tables from, is the specification's text", function () {
+    const spec = join(ROOT, "..", "shared", "spec", "CATALOGUE.md");
+    if (!existsSync(spec)) this.skip();
+    assert.isTrue(readFileSync(join(ROOT, "catalogue", "CATALOGUE.md"), "utf8") === readFileSync(spec, "utf8"), "catalogue/CATALOGUE.md differs from ../shared/spec/CATALOGUE.md: copy it");
+  });
+
   it("every ID of catalogue/required-ids-next.txt is covered, but for the blocks still to come", function () {
-    const ids = rows.map((r) => r.row.id);
     const entries = idBlocks(join(ROOT, "catalogue", "required-ids-next.txt"));
-    const waiting = (block: string) => Object.keys(NOT_YET).find((k) => block.startsWith(k));
-    const missing = entries.filter((e) => !covered(e.id, ids) && !waiting(e.block)).map((e) => e.id);
-    assert.deepEqual(missing, [], `${missing.length} ID(s) the open work adds have no test`);
-    const done = Object.keys(NOT_YET).filter((k) => entries.some((e) => e.block.startsWith(k)) && entries.filter((e) => e.block.startsWith(k)).every((e) => covered(e.id, ids)));
-    assert.deepEqual(done, [], "every ID of these blocks is implemented now: remove them from NOT_YET");
-    const unknown = Object.keys(NOT_YET).filter((k) => !entries.some((e) => e.block.startsWith(k)));
-    assert.deepEqual(unknown, [], "NOT_YET names blocks the list no longer has");
+    assert.isAbove(entries.length, 0, "required-ids-next.txt lists no ID");
+    assert.deepEqual(nextIdProblems(entries, rows.map((r) => r.row.id), NOT_YET), []);
+  });
+
+  it("the check of the next IDs finds an uncovered ID, a waiting block now done, and a waiting block the list lacks", function () {
+    const entries = [
+      { id: "blob/a", block: "# done" },
+      { id: "blob/b", block: "# open" },
+      { id: "blob/c", block: "# waiting" },
+    ];
+    assert.deepEqual(nextIdProblems(entries, ["blob/a", "blob/c/x"], { "# waiting": "why", "# gone": "why" }), [
+      "blob/b: no row covers it",
+      "# waiting: every ID of this block is implemented now: remove it from NOT_YET",
+      "# gone: NOT_YET names a block the list no longer has",
+    ]);
+    assert.deepEqual(nextIdProblems(entries, ["blob/a"], { "# open": "why", "# waiting": "why" }), []);
   });
 });

@@ -217,23 +217,35 @@ const OPENERS: Record<WindowKind, (t: RowContext, claim: WindowClaim) => Promise
   "message-ttl": messageTtl,
 };
 
-async function bothEnds(t: RowContext, claim: WindowClaim): Promise<void> {
-  const w = await OPENERS[claim.kind](t, claim);
-  t.step("probe right after the window opened");
-  await w.held("start");
-  t.step("wait for the window's last part (server clock)");
-  await t.waitForServerTime("the server's clock 3 s before the window's end", w.clock, (d) => d, w.end - LATE_PROBE_LEAD_MS, { timeoutMs: claim.seconds * 1000 + 20_000, intervalMs: 250 });
-  t.step("probe in the window's last part");
+/**
+ * A probe that the window holds. One answered only in the window's last second
+ * or after it (server clock) proves nothing, at either end: the end may legally
+ * have come, so a loaded target leaves the row without a verdict.
+ */
+async function probe(w: OpenWindow, phase: "start" | "late"): Promise<void> {
   const from = currentEvidence()?.exchanges.length ?? 0;
   try {
-    await w.held("late");
+    await w.held(phase);
   } catch (err) {
-    // Answered only in the window's last second: the end may legally have come (granularity), so no verdict.
     if (err instanceof AssertionError && Math.max(...answerDatesSince(from)) > w.end - GRANULARITY_MS) {
-      preconditionFailed("the probe of the window's last part was answered only in its last second (server clock): too slow a target to tell");
+      preconditionFailed(
+        phase === "late"
+          ? "the probe of the window's last part was answered only in its last second (server clock): too slow a target to tell"
+          : "the probe right after the window opened was answered only in its last second or after its end (server clock): too slow a target to tell",
+      );
     }
     throw err;
   }
+}
+
+async function bothEnds(t: RowContext, claim: WindowClaim): Promise<void> {
+  const w = await OPENERS[claim.kind](t, claim);
+  t.step("probe right after the window opened");
+  await probe(w, "start");
+  t.step("wait for the window's last part (server clock)");
+  await t.waitForServerTime("the server's clock 3 s before the window's end", w.clock, (d) => d, w.end - LATE_PROBE_LEAD_MS, { timeoutMs: claim.seconds * 1000 + 20_000, intervalMs: 250 });
+  t.step("probe in the window's last part");
+  await probe(w, "late");
   t.step("after the window's end: lapsed by its end + 2 s (server clock)");
   await t.waitForServerTime("the server's clock past the window's end", w.clock, (d) => d, w.end, { timeoutMs: 20_000, intervalMs: 250 });
   const by = w.end + GRANULARITY_MS + LEGAL_LATE_MS;
