@@ -4,11 +4,11 @@
 // resource another writer changed a second after this client read it. The
 // `doc` cell `<row>/conditional` holds only when every header beneath it holds
 // at `doc` level (status and state; the error code is a `rest` refinement).
-import { expectNotEvaluated, expectRawStatus, expectSent, expectTrue, fail } from "../../fixtures/assert.ts";
+import { expectNotEvaluated, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
 import { DOC_LEVEL_NOTE, type RowContext, type RowDef, type RowResult } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineTable } from "../../fixtures/registry.ts";
-import { RowSignal } from "../../fixtures/signals.ts";
+import { judgeFinerRows } from "../../fixtures/finer-rows.ts";
 import { blobSource, containerSource, expectUnchanged, lastSent } from "./blob-kit.ts";
 import { CLAIMS, cellsOf, conditionalAt, HEADER_LABEL, type Cell, type OpClaim } from "./conditional-claims.ts";
 import { headerValue, history, type History } from "./conditional-kit.ts";
@@ -123,10 +123,7 @@ const holdsAtDoc = (r: RowResult) => r.observed === "PASS" || r.notes[DOC_LEVEL_
 /** The `doc` cell: every header beneath it holds at `doc` level. */
 async function everyHeaderHolds(t: RowContext): Promise<void> {
   for (const r of t.derived) t.note(label(r), holdsAtDoc(r) ? (r.observed === "PASS" ? "PASS" : `holds at doc level; rest: ${r.message}`) : `${r.observed}: ${r.message ?? ""}`);
-  const failed = t.derived.filter((r) => r.observed === "FAIL" && !holdsAtDoc(r));
-  if (failed.length) fail(failed.map((r) => `${label(r)}: ${r.message}`).join("; "), { failed: failed.map(label) });
-  const undecided = t.derived.find((r) => !holdsAtDoc(r));
-  if (undecided) throw new RowSignal(undecided.observed as RowSignal["status"], `${label(undecided)}: ${undecided.message ?? undecided.observed}`);
+  judgeFinerRows(t, label, holdsAtDoc);
 }
 
 /** The `<row>/conditional` cell of T1/T2 for a claim, computed from its header rows. */

@@ -10,7 +10,7 @@ import { expectEqual, expectRawStatus, expectTrue, fail, sameEtag } from "../../
 import type { RowContext, RowDef } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
 import { defineTable } from "../../fixtures/registry.ts";
-import { RowSignal } from "../../fixtures/signals.ts";
+import { judgeFinerRows } from "../../fixtures/finer-rows.ts";
 import { entityPath, newEntity, PK } from "../table/table-kit.ts";
 
 const SEQUENTIAL = 50;
@@ -131,10 +131,7 @@ const rows: RowDef[] = [
     derivedFrom: ["general/etag-distinct/blob", "general/etag-distinct/entity"],
     async run(t) {
       for (const r of t.derived) t.note(label(r), r.observed === "PASS" ? "PASS" : `${r.observed}: ${r.message ?? ""}`);
-      const failed = t.derived.filter((r) => r.observed === "FAIL");
-      if (failed.length) fail(failed.map((r) => `${label(r)}: ${r.message}`).join("; "), { failed: failed.map(label) });
-      const undecided = t.derived.find((r) => r.observed !== "PASS");
-      if (undecided) throw new RowSignal(undecided.observed as RowSignal["status"], `${label(undecided)}: ${undecided.message ?? undecided.observed}`);
+      judgeFinerRows(t, label);
     },
   },
 ];
