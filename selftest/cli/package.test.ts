@@ -30,16 +30,17 @@ const ONE_ROW = "create-container/etag:";
 const ROW_LINE = new RegExp(`^\\s+(${STATUSES.join("|")})\\s+\\S+ \\(\\d+ ms`, "m");
 
 /** Milliseconds from spawning a command to its first row line (and its exit code). */
-function timeToFirstRow(cmd: string, args: string[], cwd: string): Promise<{ ms: number; code: number | null }> {
+function timeToFirstRow(cmd: string, args: string[], cwd: string): Promise<{ ms: number; code: number | null; out: string }> {
   const started = Date.now();
-  const child = spawn(cmd, args, { cwd, env: cleanEnv({ PATH }), stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(cmd, args, { cwd, env: cleanEnv({ PATH }), stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let first: number | undefined;
   child.stdout.on("data", (c: Buffer) => {
     out += c.toString();
     if (first === undefined && ROW_LINE.test(out)) first = Date.now() - started;
   });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ ms: first ?? Infinity, code })));
+  child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ ms: first ?? Infinity, code, out })));
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -159,8 +160,8 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
     for (let i = 0; i < 3; i++) {
       const a = await timeToFirstRow(bin(PACKAGE_NAME), ["--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], app);
       const b = await timeToFirstRow(process.execPath, ["--import", "tsx", "bin/conformance.ts", "--env-file", "/dev/null", "--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], ROOT);
-      assert.equal(a.code, 0);
-      assert.equal(b.code, 0);
+      assert.equal(a.code, 0, `installed: ${a.out.slice(-2000)}`);
+      assert.equal(b.code, 0, `source: ${b.out.slice(-2000)}`);
       installed.push(a.ms);
       source.push(b.ms);
     }
