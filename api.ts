@@ -25,6 +25,7 @@ export type {
   Status,
   TargetKind,
 } from "./model/result.ts";
+export type { NotSentReason, SurfaceCoverage, SurfaceEntry, SurfaceKind } from "./model/surface.ts";
 export { countsAsPassed, failsRun, SCHEMA, STATUSES } from "./model/result.ts";
 export { ConfigError };
 

@@ -4,6 +4,8 @@
 // render them, and neither needs the other to know their shape. Schema
 // documented in reporters/SCHEMA.md.
 
+import type { SurfaceCoverage } from "./surface.ts";
+
 export type Service = "blob" | "queue" | "table" | "file";
 export type TargetKind = "embedded-azurite" | "emulator" | "live";
 export type Level = "doc" | "rest" | "disputed" | "info";
@@ -263,6 +265,8 @@ export interface Report {
   summary: Record<Status, number> & { passed: number; failed: number; skipped: number; total: number };
   /** The answers that decided the non-PASS rows, most rows first (model/causes.ts); absent in reports before @3. */
   causes?: Cause[];
+  /** What the run sent of the concurrency surface, pair by pair (model/surface-coverage.ts); absent in reports before it. */
+  surface?: SurfaceCoverage;
   results: RowResult[];
   /** Registered rows not selected in this run (e.g. by --grep or --services). */
   notRun: string[];

@@ -4,6 +4,7 @@ import { failsRun, faultingOperations, leavesRunIncomplete, SAS_SIGNATURE, STATU
 import type { Progress } from "./progress.ts";
 import { isBeyondArticle, sectionRank } from "../model/matrix.ts";
 import { showCause } from "../model/causes.ts";
+import { surfaceSummary } from "./surface.ts";
 
 /** Causes the console lists (the reports list them all). */
 const CAUSES_SHOWN = 10;
@@ -123,6 +124,8 @@ export function printSummary(report: Report, files: string[]): void {
   for (const svc of report.run.target.services.filter((p) => !p.available)) {
     console.log(`Note: ${svc.service} not available (${svc.reason}); its rows are NOT_AVAILABLE.`);
   }
+  const surface = surfaceSummary(report);
+  if (surface) console.log(`\n${surface}.`);
   if (report.run.leftovers) console.log(`Warning: ${report.run.leftovers} resource(s) with this run's prefix were left behind.`);
   console.log(`Reports: ${files.join(", ")}`);
   console.log(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`);

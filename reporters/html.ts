@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { basisText, cellResults, cellVerdict } from "./markdown.ts";
 import { causeOfRow } from "../model/causes.ts";
+import { NOT_SENT_TEXT, surfaceLine, surfaceSummary } from "./surface.ts";
 import { failsRun, faultingOperations, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult, type Status } from "../model/result.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
@@ -292,6 +293,21 @@ function lackingOperations(report: Report): string {
   );
 }
 
+/** Every pair of the concurrency surface: the rows that sent it, whether one was refused for it alone, why it went unsent. */
+function surfaceSection(report: Report): string {
+  const s = report.surface;
+  if (!s) return "";
+  const rows = (ids: string[]) => ids.slice(0, 3).map((id) => `<a href="#${anchor(id)}"><code>${esc(id)}</code></a>`).join(", ") + (ids.length > 3 ? ` (+${ids.length - 3})` : "");
+  const line = (e: (typeof s.entries)[number]) =>
+    `<tr><td>${esc(e.service)}</td><td>${esc(e.operation)}</td><td><code>${esc(e.parameter)}</code></td><td>${esc(e.kind)}</td>` +
+    `<td>${e.sent ? rows(e.rows) : esc(NOT_SENT_TEXT[e.notSentBecause ?? "NO_ROW"])}</td><td>${e.refusedAlone ? rows(e.refusedBy ?? []) : e.sent ? "no" : ""}</td></tr>`;
+  return (
+    `<section id="surface"><h2>Concurrency surface</h2><p class="meta">Every (REST operation, concurrency parameter) pair the SDKs' operation specs take (catalogue section S). ${esc(surfaceSummary(report))}.</p>` +
+    `<details><summary>Every pair</summary><table><thead><tr><th>service</th><th>operation</th><th>parameter</th><th>kind</th><th>sent by</th><th>refused on its own in</th></tr></thead><tbody>` +
+    `${s.entries.map(line).join("")}</tbody></table></details></section>`
+  );
+}
+
 function everyRow(report: Report): string {
   const tables = [...new Set(report.results.map((r) => r.table))];
   const out = [`<section id="rows"><h2>Every row</h2>`];
@@ -330,6 +346,7 @@ export function renderHtml(report: Report, sections: MatrixSection[]): string {
     `<p class="meta">${esc(report.run.target.kind)} · suite ${esc(report.run.suite.version)} · ${esc(report.run.finishedAt)} · ` +
       STATUSES.filter((s) => report.summary[s]).map((s) => `${badge(s)} ${report.summary[s]}`).join(" ") +
       ` · run ${failing ? `<b>fails</b> (${failing})` : "passes"}</p>`,
+    report.surface ? `<p class="meta"><a href="#surface">${esc(surfaceLine(report))}</a></p>` : "",
     `<div class="bar"><label><input type="checkbox" id="only-failures"> show failures only</label> &nbsp; <label><input type="checkbox" id="open-all"> open all evidence</label>` +
       ` &nbsp; <span class="legend">${STATUSES.map(badge).join(" ")} ${badge("NOT_RUN")}</span></div>`,
     certification(report),
@@ -340,6 +357,7 @@ export function renderHtml(report: Report, sections: MatrixSection[]): string {
     sections.some((s) => s.beyond)
       ? `<section id="beyond"><h2>Beyond the article</h2><p class="meta">${esc(BEYOND_ARTICLE_NOTE)} Each cell: the catalogue's claim and the verdict of the row that checks it, then one small badge per further row of the cell.</p>${sections.filter((s) => s.beyond).map((s) => matrix(s, byId, causes)).join("\n")}</section>`
       : "",
+    surfaceSection(report),
     everyRow(report),
     `<script>${SCRIPT}</script>`,
     `</body></html>`,

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { causeOfRow } from "../model/causes.ts";
 import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
+import { surfaceSummary } from "./surface.ts";
 import { faultingOperations, STATUS_MARK, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
 
 export const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
@@ -184,6 +185,8 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
   const missing = run.target.services.filter((s) => !s.available);
   for (const s of missing) out.push(`- The **${s.service}** service is not available: ${s.reason}. Its rows are NOT_AVAILABLE.`);
   if (missing.length) out.push("");
+  const surface = surfaceSummary(report);
+  if (surface) out.push(`${surface}. Each pair: \`surface\` in conformance.json.`, "");
   out.push(...causesSection(report));
   out.push(...lackingOperations(report));
   const causes = causeOfRow(report.causes ?? []);
