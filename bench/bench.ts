@@ -131,7 +131,7 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
     results: { waitSeconds?: number }[];
   };
   const { registeredRows } = await import("../fixtures/registry.ts");
-  const { loadAllSuites } = await import("../fixtures/headless.ts");
+  const { loadAllSuites } = await import("../fixtures/registry.ts");
   await loadAllSuites();
   const waits = new Map(registeredRows().map((r) => [r.row.id, r.row.waitSeconds ?? 0]));
   const longestWaitS = Math.max(0, ...report.results.map((r) => waits.get(r.id) ?? 0));

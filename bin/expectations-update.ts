@@ -33,7 +33,7 @@ import { ROOT } from "../fixtures/paths.ts";
 import { Command } from "commander";
 import type { Pin, RowResult } from "../fixtures/engine.ts";
 import { answeredOperation, expectationPath, type ExpectationFile } from "../fixtures/expectations.ts";
-import { loadAllSuites } from "../fixtures/headless.ts";
+import { loadAllSuites } from "../fixtures/registry.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { ConfigError } from "../fixtures/target.ts";
 import { operationPinFor, READABLE_SCHEMAS, showSignature, signatureMatches, type OperationPin, type Report } from "../model/result.ts";

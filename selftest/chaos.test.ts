@@ -8,7 +8,7 @@ import { expect } from "chai";
 import type { RowResult } from "../fixtures/engine.ts";
 import { Clients } from "../fixtures/clients.ts";
 import { listOurs } from "../fixtures/cleanup.ts";
-import { runHeadless, type HeadlessRun } from "../fixtures/headless.ts";
+import { runHeadless, type HeadlessRun } from "./headless.ts";
 import { resolveConnectionString } from "../fixtures/target.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { BUSY_TARGET, startProxy, type ProxyStats } from "./proxy.ts";

@@ -6,7 +6,7 @@
 // mode anyway.
 import { expect } from "chai";
 import type { RowResult } from "../fixtures/engine.ts";
-import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
+import { loadAllSuites, runHeadless } from "./headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { proxiedBaseline } from "./baseline.ts";

@@ -17,7 +17,7 @@ import { rawRequest } from "../fixtures/raw.ts";
 import { resolveConnectionString } from "../fixtures/target.ts";
 import { query, segments, type Mutant } from "./mutants/types.ts";
 import { isFaulted } from "../fixtures/evidence.ts";
-import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
+import { loadAllSuites, runHeadless } from "./headless.ts";
 import { registeredRows, registeredTables } from "../fixtures/registry.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { isPreflight, startProxy, type Fault, type FaultKind } from "./proxy.ts";

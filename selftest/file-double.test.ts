@@ -4,7 +4,7 @@
 // a fixture; the report never certifies it.
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
-import { runHeadless, type HeadlessRun } from "../fixtures/headless.ts";
+import { runHeadless, type HeadlessRun } from "./headless.ts";
 import { rawRequest } from "../fixtures/raw.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { resolveConnectionString } from "../fixtures/target.ts";

@@ -9,7 +9,7 @@
 // too, so a cell that becomes producible must leave it.
 import { expect } from "chai";
 import pLimit from "p-limit";
-import { runHeadless } from "../fixtures/headless.ts";
+import { runHeadless } from "./headless.ts";
 import { liveAnswers, loadAllSuites, registeredRows, type RecordedRefusal } from "../fixtures/registry.ts";
 import type { RowResult } from "../model/result.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";

@@ -16,7 +16,7 @@
 // their rows' statuses.
 import { expect } from "chai";
 import pLimit from "p-limit";
-import { runHeadless, type HeadlessRun } from "../fixtures/headless.ts";
+import { runHeadless, type HeadlessRun } from "./headless.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { loadMutants, selector, type LoadedMutant } from "./mutate.ts";
 import { startProxy, type MutationProxy } from "./proxy.ts";

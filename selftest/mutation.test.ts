@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { ROOT } from "../fixtures/paths.ts";
 import type { RowResult } from "../fixtures/engine.ts";
-import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
+import { loadAllSuites, runHeadless } from "./headless.ts";
 import { readReport, toldIds, tooLateIn } from "./cli/cli-kit.ts";
 import { embeddedRun } from "./cli/installed-run.ts";
 import { registeredRows } from "../fixtures/registry.ts";

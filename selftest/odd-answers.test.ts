@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
 import pLimit from "p-limit";
-import { runHeadless } from "../fixtures/headless.ts";
+import { runHeadless } from "./headless.ts";
 import { loadAllSuites, registeredRows } from "../fixtures/registry.ts";
 import { operationFamily, type RowResult } from "../model/result.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";

@@ -4,7 +4,7 @@
 // EXPECTED_FAIL, while its message (and so its older text signature) changed.
 import { assert } from "chai";
 import { loadExpectations } from "../fixtures/expectations.ts";
-import { runHeadless } from "../fixtures/headless.ts";
+import { runHeadless } from "./headless.ts";
 import { pinApplies, pinFor } from "../model/versions.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { toldIds, tooLateToTell } from "./cli/cli-kit.ts";

@@ -30,7 +30,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { setPriority, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { filesEndingWith } from "../fixtures/mocha-load.ts";
+import { filesEndingWith } from "../fixtures/paths.ts";
 import { ROOT } from "../fixtures/paths.ts";
 import type { Tally } from "./tally.ts";
 

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
 import { judge, loadExpectations } from "../fixtures/expectations.ts";
-import { loadAllSuites, runHeadless } from "../fixtures/headless.ts";
+import { loadAllSuites, runHeadless } from "./headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { changesState } from "../fixtures/retry.ts";
 import { exitCodeOf, INCOMPLETE_EXIT_CODE, operationFamily, summarise, type OperationPin, type RowResult } from "../model/result.ts";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { expect } from "chai";
 import { judge, loadExpectations } from "../fixtures/expectations.ts";
-import { runHeadless } from "../fixtures/headless.ts";
+import { runHeadless } from "./headless.ts";
 import { registeredRows } from "../fixtures/registry.ts";
 import { summarise, type OperationPin, type RowResult } from "../model/result.ts";
 import { serverVersions } from "../model/versions.ts";

@@ -6,7 +6,7 @@
 // Blobs by Tags index a few seconds behind), and every row it touches keeps
 // its PASS, recording the alternative it met.
 import { expect } from "chai";
-import { runHeadless } from "../fixtures/headless.ts";
+import { runHeadless } from "./headless.ts";
 import type { RowResult } from "../model/result.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { operation, query, type Mutant, type ProxyRequest } from "./mutants/types.ts";

@@ -6,7 +6,7 @@
 // (selftest/mutants/windows.ts), killed in the mutation self-test.
 import { expect } from "chai";
 import pLimit from "p-limit";
-import { runHeadless } from "../fixtures/headless.ts";
+import { runHeadless } from "./headless.ts";
 import type { RowResult } from "../model/result.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { proxiedBaseline } from "./baseline.ts";

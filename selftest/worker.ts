@@ -4,7 +4,7 @@
 //   node --import tsx selftest/worker.ts --tally <path> [--grep <re>] <file>...
 import Mocha from "mocha";
 import dotenv from "dotenv";
-import { loadMochaFiles } from "../fixtures/mocha-load.ts";
+import { loadMochaFiles } from "./mocha-load.ts";
 import { stopSharedAzurite } from "./azurite-fixture.ts";
 import { cpuSeconds, writeTally, type Tally } from "./tally.ts";
 

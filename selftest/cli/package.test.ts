@@ -71,6 +71,8 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
     for (const t of targets) assert.include(paths, t.replace(/^\.\//, ""), `${t} (bin or exports) is in the tarball`);
     for (const p of ["dist/fixtures/azurite-host.cjs", "expectations/azurite.json", "catalogue/required-ids.txt", "LICENSE"]) assert.include(paths, p);
     assert.isTrue(paths.some((p) => p.endsWith(".spec.js")), "the compiled suites");
+    const runtime = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    assert.deepEqual(["mocha", "tsx", "typescript", "p-limit"].filter((d) => d in runtime.dependencies), [], "test tools among the runtime dependencies");
   });
 
   it(`the unpacked size is within its budget (${UNPACKED_BUDGET_BYTES / 1e6} MB)`, function () {

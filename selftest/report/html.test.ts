@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join } from "node:path";
 import { assert } from "chai";
 import type { RowResult } from "../../fixtures/engine.ts";
-import { loadAllSuites } from "../../fixtures/headless.ts";
+import { loadAllSuites } from "../headless.ts";
 import { matrixSections, type MatrixSection } from "../../fixtures/registry.ts";
 import { renderHtml, tableCounts } from "../../reporters/html.ts";
 import { SCHEMA, summarise, type Report } from "../../model/result.ts";

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
-import { loadAllSuites } from "../../fixtures/headless.ts";
+import { loadAllSuites } from "../headless.ts";
 import { defineTable, matrixSections, registeredRows } from "../../fixtures/registry.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 import { SERVICES } from "../../fixtures/target.ts";

@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { assert } from "chai";
 import pLimit from "p-limit";
-import { loadAllSuites } from "../../fixtures/headless.ts";
+import { loadAllSuites } from "../headless.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 import { registeredRows } from "../../fixtures/registry.ts";
 import { STATUSES } from "../../model/result.ts";

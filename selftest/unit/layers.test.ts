@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { assert } from "chai";
 import ts from "typescript";
-import { filesEndingWith } from "../../fixtures/mocha-load.ts";
+import { filesEndingWith } from "../../fixtures/paths.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 
 const DIRS = ["model", "fixtures", "reporters", "suites", "bin", "bench", "selftest"];

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
-import { loadAllSuites } from "../../fixtures/headless.ts";
+import { loadAllSuites } from "../headless.ts";
 import { listRows } from "../../fixtures/list-rows.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 import { registeredRows, rowLocation } from "../../fixtures/registry.ts";

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
-import { loadAllSuites } from "../../fixtures/headless.ts";
+import { loadAllSuites } from "../headless.ts";
 import { operationOf } from "../../fixtures/operations.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 import { registeredRows } from "../../fixtures/registry.ts";
