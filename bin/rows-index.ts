@@ -56,6 +56,10 @@ export async function rowsIndex(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv.includes("--help")) {
+    console.log("Usage: npm run rows [-- --check]\nWrites catalogue/rows.tsv, the index of every row; --check exits 1 when it is stale, writing nothing.");
+    process.exit(0);
+  }
   const text = await rowsIndex();
   if (process.argv.includes("--check")) {
     const stale = readFileSync(ROWS_INDEX, "utf8") !== text;
