@@ -2,89 +2,26 @@
 // delivery to one receiver at a time. The queue service has no optimistic or
 // pessimistic concurrency: the pop receipt and the visibility timeout are the
 // only guards, so each claim is checked on the wire and by reading back.
-import type { QueueClient } from "@azure/storage-queue";
-import {
-  eachVariation,
-  expectEqual,
-  expectNoEtag,
-  expectNotEvaluated,
-  expectRawStatus,
-  expectSent,
-  expectSucceeds,
-  expectTrue,
-  refusalOf,
-  type Refusal,
-} from "../../fixtures/assert.ts";
+import { expectEqual, expectNoEtag, expectNotEvaluated, expectRawStatus, expectSent, expectSucceeds, expectTrue, type Refusal } from "../../fixtures/assert.ts";
 import type { RowDef } from "../../fixtures/engine.ts";
 import { currentEvidence } from "../../fixtures/evidence.ts";
 import { defineMatrix, defineTable } from "../../fixtures/registry.ts";
 import { QUEUE_OPERATIONS } from "./queue-claims.ts";
-import { preconditionFailed, rethrowIfFault } from "../../fixtures/signals.ts";
+import { preconditionFailed } from "../../fixtures/signals.ts";
 import {
+  expectStaleReceiptRefusals,
+  HOLD_S,
   messagesPath,
   otherClient,
   peek,
   queueSource,
   queueWithMessage,
   rawGetMessages,
+  receiveAgain,
   secondsBetween,
+  staleReceiptRefused,
   visibleIds,
 } from "./queue-kit.ts";
-
-/** Long enough that nothing in a row outlives it; short enough to be harmless if left behind. */
-const HOLD_S = 30;
-
-/**
- * The only answer to a stale pop receipt (one superseded by Update Message or
- * a later dequeue), on Delete Message and Update Message alike: `rest` 404
- * MessageNotFound (catalogue Q; the current Delete Message reference and a
- * live capture agree). 400 PopReceiptMismatch, which some emulators answer, is
- * a deviation to pin, not an alternative.
- */
-const STALE_RECEIPT = { status: 404, code: "MessageNotFound" };
-
-/**
- * Awaits an operation with a stale receipt: it must be refused (success fails
- * the row at once). The `doc` rows stop there; the `rest` row checks the code
- * (expectStaleReceiptRefusals) once the message was read back, so a deviating
- * code cannot hide a refused operation that was applied after all.
- */
-async function staleReceiptRefused(what: string, op: Promise<unknown>): Promise<[string, Refusal]> {
-  let got: Refusal | undefined;
-  try {
-    await op;
-  } catch (err) {
-    rethrowIfFault(err);
-    got = refusalOf(err);
-  }
-  expectTrue(`${what}: expected refusal ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, but it succeeded`, got !== undefined, { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: "success" });
-  return [what, got!];
-}
-
-/** Each stale-receipt refusal was 404 MessageNotFound (the failure names every request that was not). */
-function expectStaleReceiptRefusals(refusals: [string, Refusal][]): Promise<void> {
-  return eachVariation(
-    refusals.map(([what, got]) => ({
-      label: what,
-      run: async () => {
-        const shown = `${got.status}${got.code ? " " + got.code : ""}`;
-        expectTrue(`${what}: expected ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, got ${shown}`, got.status === STALE_RECEIPT.status && got.code === STALE_RECEIPT.code, { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: shown });
-      },
-    })),
-  );
-}
-
-/** Receives `id` once it is visible again (polling), with a long hold so it stays ours. */
-async function receiveAgain(t: Parameters<RowDef["run"]>[0], q: QueueClient, id: string, what: string) {
-  return t.waitFor(
-    what,
-    async () => {
-      const got = await q.receiveMessages({ visibilityTimeout: HOLD_S });
-      return got.receivedMessageItems.find((m) => m.messageId === id);
-    },
-    { timeoutMs: 10_000, intervalMs: 200 },
-  );
-}
 
 const rows: RowDef[] = [
   {

@@ -1,10 +1,11 @@
 // Queue helpers shared by the queue suites: raw Get Messages (the wire's own
-// PopReceipt / TimeNextVisible / DequeueCount), peeks, and a lock for the
-// account-wide service properties.
+// PopReceipt / TimeNextVisible / DequeueCount), peeks, the stale-receipt
+// refusals, and a lock for the account-wide service properties.
 import type { QueueClient } from "@azure/storage-queue";
-import { answerDate, expectEqual } from "../../fixtures/assert.ts";
+import { answerDate, eachVariation, expectEqual, expectTrue, refusalOf, type Refusal } from "../../fixtures/assert.ts";
 import type { RowContext } from "../../fixtures/engine.ts";
 import type { RawResponse } from "../../fixtures/raw.ts";
+import { rethrowIfFault } from "../../fixtures/signals.ts";
 
 export const queueSource = (rest: string) => `seed: queue section; REST: ${rest}`;
 
@@ -91,6 +92,61 @@ export function otherClient(t: RowContext, q: QueueClient): QueueClient {
 
 /** Seconds between two RFC 1123 dates. */
 export const secondsBetween = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 1000;
+
+/** Long enough that nothing in a row outlives it; short enough to be harmless if left behind. */
+export const HOLD_S = 30;
+
+/**
+ * The only answer to a stale pop receipt (one superseded by Update Message or
+ * a later dequeue), on Delete Message and Update Message alike: `rest` 404
+ * MessageNotFound (catalogue Q; the current Delete Message reference and a
+ * live capture agree). 400 PopReceiptMismatch, which some emulators answer, is
+ * a deviation to pin, not an alternative.
+ */
+export const STALE_RECEIPT = { status: 404, code: "MessageNotFound" };
+
+/**
+ * Awaits an operation with a stale receipt: it must be refused (success fails
+ * the row at once). The `doc` rows stop there; the `rest` row checks the code
+ * (expectStaleReceiptRefusals) once the message was read back, so a deviating
+ * code cannot hide a refused operation that was applied after all.
+ */
+export async function staleReceiptRefused(what: string, op: Promise<unknown>): Promise<[string, Refusal]> {
+  let got: Refusal | undefined;
+  try {
+    await op;
+  } catch (err) {
+    rethrowIfFault(err);
+    got = refusalOf(err);
+  }
+  expectTrue(`${what}: expected refusal ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, but it succeeded`, got !== undefined, { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: "success" });
+  return [what, got!];
+}
+
+/** Each stale-receipt refusal was 404 MessageNotFound (the failure names every request that was not). */
+export function expectStaleReceiptRefusals(refusals: [string, Refusal][]): Promise<void> {
+  return eachVariation(
+    refusals.map(([what, got]) => ({
+      label: what,
+      run: async () => {
+        const shown = `${got.status}${got.code ? " " + got.code : ""}`;
+        expectTrue(`${what}: expected ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, got ${shown}`, got.status === STALE_RECEIPT.status && got.code === STALE_RECEIPT.code, { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: shown });
+      },
+    })),
+  );
+}
+
+/** Receives `id` once it is visible again (polling), with a long hold so it stays ours. */
+export async function receiveAgain(t: RowContext, q: QueueClient, id: string, what: string) {
+  return t.waitFor(
+    what,
+    async () => {
+      const got = await q.receiveMessages({ visibilityTimeout: HOLD_S });
+      return got.receivedMessageItems.find((m) => m.messageId === id);
+    },
+    { timeoutMs: 10_000, intervalMs: 200 },
+  );
+}
 
 // Service properties are account-wide: rows that change them run one at a
 // time within the process (self-tests run many targets against one account).
