@@ -135,6 +135,77 @@ function slot(file: LoadedFile, id: string, version: string | undefined): { pin?
   };
 }
 
+/** Where each pinned ID is held (later files win), and the file a new pin of an ID goes to. */
+interface Placement {
+  owner: Map<string, LoadedFile>;
+  home(id: string): LoadedFile;
+}
+
+/** Applies one row's result to its pin (summed up in `sum`); `version`: the target's, of the row's service. */
+function applyResult(r: RowResult, place: Placement, version: string | undefined, sum: UpdateSummary): void {
+  const file = place.owner.get(r.id);
+  const held = file ? slot(file, r.id, version) : undefined;
+  const existing = held?.pin;
+  if (file && existing && !pinApplies(existing, version)) {
+    // A pin for other versions: this run says nothing about it, unless the row failed exactly as pinned.
+    const same = r.observed === existing.status && signatureMatches(existing.signature, r);
+    if (r.observed === "FAIL" && same && version) {
+      const to = widenTo(existing.versions!, version);
+      sum.ranged.push({ id: r.id, from: existing.versions!, to });
+      held!.set(makePin({ ...existing, versions: to, signature: upgraded(existing, r) }));
+    } else {
+      if (r.observed === "FAIL") sum.conflicts.push({ id: r.id, versions: existing.versions!, version, signature: showSignature(r.failure ?? r.signature) });
+      sum.kept.push(r.id);
+    }
+    return;
+  }
+  if (r.observed === "PASS") {
+    if (file && existing) {
+      const to = existing.versions && version ? narrowBelow(existing.versions, version) : undefined;
+      if (to) {
+        sum.ranged.push({ id: r.id, from: existing.versions!, to });
+        held!.set(makePin({ ...existing, versions: to }));
+      } else {
+        held!.set(undefined);
+        sum.removed.push(r.id);
+      }
+    }
+  } else if (r.observed === "FAIL" && r.faults?.length) {
+    // A server fault decided it: pinned per operation (`faults`, applyOperations); the row's own pin stays.
+    if (existing) sum.kept.push(r.id);
+  } else if (r.observed === "FAIL" && existing?.status === "FAIL" && existing.signature === undefined) {
+    // A pin with no signature holds any failure on purpose (a row whose failing variations depend on the target's timing): kept as it is.
+    sum.kept.push(r.id);
+  } else if (r.observed === "FAIL") {
+    const pin = makePin({ status: "FAIL", versions: existing?.versions, signature: r.failure ?? r.signature, reason: existing?.reason || TODO_REASON, link: existing?.link });
+    if (!existing) {
+      place.home(r.id).data.pins[r.id] = pin;
+      sum.added.push(r.id);
+    } else {
+      if (existing.status !== pin.status || !signatureMatches(existing.signature, r)) {
+        sum.changed.push({ id: r.id, from: `${existing.status}: ${showSignature(existing.signature)}`, to: `FAIL: ${showSignature(pin.signature)}` });
+      }
+      held!.set(pin);
+    }
+  } else if (existing) {
+    sum.kept.push(r.id);
+  }
+}
+
+/** Drops the pins of IDs the suite no longer has (not in the report, not run, not registered). */
+function dropStale(files: LoadedFile[], byId: Map<string, RowResult>, notRun: Set<string>, registered: Set<string> | undefined, sum: UpdateSummary): void {
+  for (const f of files) {
+    for (const id of Object.keys(f.data.pins)) {
+      if (byId.has(id)) continue;
+      if (notRun.has(id) || registered?.has(id)) sum.kept.push(id);
+      else {
+        delete f.data.pins[id];
+        sum.stale.push(id);
+      }
+    }
+  }
+}
+
 /**
  * Applies a report to loaded expectation files (in place); returns what
  * changed. `versions`: the target's version per service (pins' ranges are
@@ -161,67 +232,9 @@ export function applyReport(
     return files.slice(1).find((f) => Object.keys(f.data.pins).some((k) => k.startsWith(topic))) ?? files[0];
   };
   const byId = new Map<string, RowResult>(report.results.map((r) => [r.id, r]));
-  for (const r of report.results) {
-    const file = owner.get(r.id);
-    const version = versions[r.service];
-    const held = file ? slot(file, r.id, version) : undefined;
-    const existing = held?.pin;
-    if (file && existing && !pinApplies(existing, version)) {
-      // A pin for other versions: this run says nothing about it, unless the row failed exactly as pinned.
-      const same = r.observed === existing.status && signatureMatches(existing.signature, r);
-      if (r.observed === "FAIL" && same && version) {
-        const to = widenTo(existing.versions!, version);
-        sum.ranged.push({ id: r.id, from: existing.versions!, to });
-        held!.set(makePin({ ...existing, versions: to, signature: upgraded(existing, r) }));
-      } else {
-        if (r.observed === "FAIL") sum.conflicts.push({ id: r.id, versions: existing.versions!, version, signature: showSignature(r.failure ?? r.signature) });
-        sum.kept.push(r.id);
-      }
-      continue;
-    }
-    if (r.observed === "PASS") {
-      if (file && existing) {
-        const to = existing.versions && version ? narrowBelow(existing.versions, version) : undefined;
-        if (to) {
-          sum.ranged.push({ id: r.id, from: existing.versions!, to });
-          held!.set(makePin({ ...existing, versions: to }));
-        } else {
-          held!.set(undefined);
-          sum.removed.push(r.id);
-        }
-      }
-    } else if (r.observed === "FAIL" && r.faults?.length) {
-      // A server fault decided it: pinned per operation (`faults`, applyOperations); the row's own pin stays.
-      if (existing) sum.kept.push(r.id);
-    } else if (r.observed === "FAIL" && existing?.status === "FAIL" && existing.signature === undefined) {
-      // A pin with no signature holds any failure on purpose (a row whose failing variations depend on the target's timing): kept as it is.
-      sum.kept.push(r.id);
-    } else if (r.observed === "FAIL") {
-      const pin = makePin({ status: "FAIL", versions: existing?.versions, signature: r.failure ?? r.signature, reason: existing?.reason || TODO_REASON, link: existing?.link });
-      if (!existing) {
-        home(r.id).data.pins[r.id] = pin;
-        sum.added.push(r.id);
-      } else {
-        if (existing.status !== pin.status || !signatureMatches(existing.signature, r)) {
-          sum.changed.push({ id: r.id, from: `${existing.status}: ${showSignature(existing.signature)}`, to: `FAIL: ${showSignature(pin.signature)}` });
-        }
-        held!.set(pin);
-      }
-    } else if (existing) {
-      sum.kept.push(r.id);
-    }
-  }
-  const notRun = new Set(report.notRun ?? []);
-  for (const f of files) {
-    for (const id of Object.keys(f.data.pins)) {
-      if (byId.has(id)) continue;
-      if (notRun.has(id) || registered?.has(id)) sum.kept.push(id);
-      else {
-        delete f.data.pins[id];
-        sum.stale.push(id);
-      }
-    }
-  }
+  const place: Placement = { owner, home };
+  for (const r of report.results) applyResult(r, place, versions[r.service], sum);
+  dropStale(files, byId, new Set(report.notRun ?? []), registered, sum);
   applyOperations(files, report, versions, sum);
   for (const f of files) {
     f.data.pins = Object.fromEntries(Object.entries(f.data.pins).sort(([a], [b]) => a.localeCompare(b)));
