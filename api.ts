@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CODE_DIR, FROM_SOURCE } from "./fixtures/paths.ts";
+import { argumentsOf, OPTIONS, type OptionValues } from "./fixtures/options.ts";
 import { ConfigError } from "./fixtures/target.ts";
 import { INCOMPLETE_EXIT_CODE, INTERNAL_ERROR_EXIT_CODE, type Report } from "./model/result.ts";
 
@@ -29,27 +30,12 @@ export type { NotSentReason, SurfaceCoverage, SurfaceEntry, SurfaceKind } from "
 export { countsAsPassed, failsRun, SCHEMA, STATUSES } from "./model/result.ts";
 export { ConfigError };
 
-export interface RunOptions {
-  /** Target connection string; none: an embedded Azurite (unless AZURE_STORAGE_CONNECTION_STRING is set). */
-  connectionString?: string;
-  /** Where the reports go, relative to `cwd` (default: CONFORMANCE_REPORT_DIR, else `reports`). */
-  reportDir?: string;
-  /** Services to run (default all: blob, queue, table, file). */
-  services?: string[];
-  /** Run only rows whose ID or title matches this regular expression. */
-  grep?: string;
-  /** Expectation file: a name (expectations/<name>.json of the package), a path, or "none". */
-  expectations?: string;
-  /** Rows at once (default "auto": sized from the target's round trip). */
-  concurrency?: number | "auto";
-  /** Per-try request timeout in ms (default 10000). */
-  requestTimeoutMs?: number;
-  /** Tries per request (default 4). */
-  maxTries?: number;
-  /** Seed of the model rows' random sequences (default: a fresh one). */
-  seed?: number;
-  /** false keeps what the run created (default true). */
-  cleanup?: boolean;
+/**
+ * The run's options (fixtures/options.ts declares each: its flag, variable,
+ * default and range), each falling back to its environment variable and then
+ * its default, as on the command line; and how the run is started.
+ */
+export interface RunOptions extends OptionValues {
   /** dotenv file the run reads (default `.env` in `cwd`; a missing file is ignored). */
   envFile?: string;
   /** Working directory of the run (default: this process's). */
@@ -63,25 +49,11 @@ export interface RunOptions {
 }
 
 /** The command line arguments a RunOptions stands for. */
+/** The command line of a run with these options; reports go to `reportDir`. */
 export function cliArguments(options: RunOptions, reportDir: string): string[] {
-  const args = ["--report-dir", reportDir];
-  const add = (flag: string, value: string | number | undefined) => {
-    if (value !== undefined) args.push(flag, String(value));
-  };
-  add("--connection-string", options.connectionString);
-  add("--services", options.services?.join(","));
-  add("--grep", options.grep);
-  add("--expectations", options.expectations);
-  add("--concurrency", options.concurrency);
-  add("--request-timeout", options.requestTimeoutMs);
-  add("--max-tries", options.maxTries);
-  add("--seed", options.seed);
-  add("--env-file", options.envFile);
-  if (options.cleanup === false) args.push("--no-cleanup");
-  return args;
+  return [...argumentsOf({ ...options, reportDir }), ...(options.envFile === undefined ? [] : ["--env-file", options.envFile])];
 }
 
-/** node and its arguments that start the command line: dist/bin/conformance.js, or from source the .ts through tsx. */
 function cliCommand(): string[] {
   if (!FROM_SOURCE) return [join(CODE_DIR, "bin", "conformance.js")];
   return ["--import", import.meta.resolve("tsx"), join(CODE_DIR, "bin", "conformance.ts")];
@@ -98,7 +70,7 @@ function cliCommand(): string[] {
 export function run(options: RunOptions = {}): Promise<Report> {
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd ?? process.cwd());
-  const reportDir = resolve(cwd, options.reportDir ?? (env.CONFORMANCE_REPORT_DIR || "reports"));
+  const reportDir = resolve(cwd, options.reportDir ?? (env[OPTIONS.reportDir.env] || OPTIONS.reportDir.default));
   const output = options.output ?? "inherit";
   const started = Date.now();
   const child = spawn(process.execPath, [...cliCommand(), ...cliArguments(options, reportDir)], {

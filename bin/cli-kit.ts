@@ -4,7 +4,8 @@
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
+import { helpOf, OPTIONS, type OptionSpec } from "../fixtures/options.ts";
 import { ConfigError } from "../fixtures/target.ts";
 
 /** Commander's error (and its "Did you mean" hint) on one line. */
@@ -19,6 +20,12 @@ export function withOneLineErrors(program: Command): Command {
     .showSuggestionAfterError()
     .configureOutput({ outputError: (str, write) => write(oneLineError(str)) })
     .exitOverride();
+}
+
+/** Adds the run's options to a command, from their one table (fixtures/options.ts). */
+export function withRunOptions(command: Command): Command {
+  for (const o of Object.values(OPTIONS) as OptionSpec[]) command.addOption(new Option(o.flags, helpOf(o)));
+  return command;
 }
 
 /** Parses argv; returns an exit code when the program should stop (help shown, or bad flags). */

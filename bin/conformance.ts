@@ -5,32 +5,23 @@
 // on stderr, before any test runs), 3 internal error (one line; the stack with
 // CONFORMANCE_DEBUG=1), 4 incomplete (rows INCONCLUSIVE, none failing), 130
 // interrupted.
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import dotenv from "dotenv";
 import { resolveConfig, type Flags } from "../fixtures/config.ts";
 import { ConfigError, resolveConnectionString } from "../fixtures/target.ts";
-import { parseArgs, withOneLineErrors } from "./cli-kit.ts";
+import { parseArgs, withOneLineErrors, withRunOptions } from "./cli-kit.ts";
 
 const program = withOneLineErrors(
-  new Command()
+  withRunOptions(new Command())
     .name("azure-storage-concurrency-conformance")
     .description(
       "Checks that an Azure Storage endpoint keeps the documented concurrency promises (ETags, conditional requests, leases, pop receipts, visibility timeouts).\n" +
         "With no connection string it starts an embedded Azurite. Flags override environment variables (see .env.example).",
     )
-    .option("-c, --connection-string <cs>", "target connection string (env AZURE_STORAGE_CONNECTION_STRING)")
-    .option("-r, --report-dir <dir>", "where reports are written (env CONFORMANCE_REPORT_DIR, default reports)")
-    .option("-s, --services <list>", "comma-separated services to run: blob,queue,table,file (env CONFORMANCE_SERVICES)")
-    .option("-g, --grep <pattern>", "run only rows whose ID or title matches (env CONFORMANCE_GREP)")
-    .option("-e, --expectations <name|path|none>", "expectation file (env CONFORMANCE_EXPECTATIONS; default chosen from the target)")
-    .option("--concurrency <n|auto>", "rows run at once (env CONFORMANCE_CONCURRENCY; default auto: sized from the target's round trip)")
-    .option("--request-timeout <ms>", "per-try request timeout (env CONFORMANCE_REQUEST_TIMEOUT_MS, default 10000)")
-    .option("--max-tries <n>", "tries per request; 500, 502, 503, 504, 408 and resets are retried (env CONFORMANCE_MAX_TRIES, default 4)")
-    .option("--seed <n>", "seed of the model rows' random sequences, to replay a run (env CONFORMANCE_SEED; default a fresh one, printed in each model row's notes)")
     .option("--list", "list the selected rows (ID, level, file:line of its code, title) and run nothing")
-    .addOption(new Option("--no-cleanup", "keep what the run created (env CONFORMANCE_CLEANUP=false)"))
     .option("--env-file <path>", "dotenv file to read", ".env"),
 );
+
 
 const SOURCE_LINE = new RegExp("\\.(ts|mjs|js):\\d+");
 
