@@ -1,7 +1,7 @@
 // The programmatic API: `import { run } from "azure-storage-concurrency-conformance"`.
 // run(options) runs the suite as the command line does and resolves to its
 // report (the object conformance.json holds). The run happens in a child
-// process, by choice: the pipeline itself (fixtures/run.ts) keeps no
+// process, by choice: the pipeline itself (fixtures/run/run.ts) keeps no
 // process-wide state, but the command line's Ctrl-C handling (it cleans up a
 // live account) and its .env have no place in the caller's process, and a
 // crash or a hung target cannot take the caller down. A child can be run
@@ -11,7 +11,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CODE_DIR, FROM_SOURCE } from "./fixtures/paths.ts";
 import { argumentsOf, OPTIONS, type OptionValues } from "./fixtures/options.ts";
-import { ConfigError } from "./fixtures/target.ts";
+import { ConfigError } from "./fixtures/wire/target.ts";
 import { INCOMPLETE_EXIT_CODE, INTERNAL_ERROR_EXIT_CODE, type Report } from "./model/result.ts";
 
 export type {

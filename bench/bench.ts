@@ -14,9 +14,9 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
-import { startAzurite } from "../fixtures/azurite.ts";
+import { startAzurite } from "../fixtures/azurite/azurite.ts";
 import { ROOT } from "../fixtures/paths.ts";
-import type { Exchange } from "../fixtures/evidence.ts";
+import type { Exchange } from "../fixtures/wire/evidence.ts";
 import type { Report } from "../model/result.ts";
 
 const program = new Command()
@@ -130,8 +130,8 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
   const report = JSON.parse(readFileSync(join(dir, "conformance.json"), "utf8")) as Report & {
     results: { waitSeconds?: number }[];
   };
-  const { registeredRows } = await import("../fixtures/registry.ts");
-  const { loadAllSuites } = await import("../fixtures/registry.ts");
+  const { registeredRows } = await import("../fixtures/harness/registry.ts");
+  const { loadAllSuites } = await import("../fixtures/harness/registry.ts");
   await loadAllSuites();
   const waits = new Map(registeredRows().map((r) => [r.row.id, r.row.waitSeconds ?? 0]));
   const longestWaitS = Math.max(0, ...report.results.map((r) => waits.get(r.id) ?? 0));

@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Option, type Command } from "commander";
 import { helpOf, OPTIONS, type OptionSpec } from "../fixtures/options.ts";
-import { ConfigError } from "../fixtures/target.ts";
+import { ConfigError } from "../fixtures/wire/target.ts";
 
 /** Commander's error (and its "Did you mean" hint) on one line. */
 export function oneLineError(text: string): string {

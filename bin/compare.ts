@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
-import { ConfigError } from "../fixtures/target.ts";
+import { ConfigError } from "../fixtures/wire/target.ts";
 import { writeCompare, type CompareRun } from "../reporters/compare.ts";
 import type { Report } from "../model/result.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";

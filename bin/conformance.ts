@@ -7,8 +7,8 @@
 // interrupted.
 import { Command } from "commander";
 import dotenv from "dotenv";
-import { resolveConfig, type Flags } from "../fixtures/config.ts";
-import { ConfigError, resolveConnectionString } from "../fixtures/target.ts";
+import { resolveConfig, type Flags } from "../fixtures/run/config.ts";
+import { ConfigError, resolveConnectionString } from "../fixtures/wire/target.ts";
 import { parseArgs, withOneLineErrors, withRunOptions } from "./cli-kit.ts";
 
 const program = withOneLineErrors(
@@ -49,16 +49,16 @@ async function main(): Promise<number> {
   try {
     const config = resolveConfig({ ...opts, cleanup: opts.cleanup === false ? false : undefined });
     if (opts.list) {
-      const { listRows } = await import("../fixtures/list-rows.ts");
+      const { listRows } = await import("../fixtures/run/list-rows.ts");
       return await listRows(config);
     }
     // A malformed connection string is reported before anything heavy loads.
     if (config.connectionString) resolveConnectionString(config.connectionString);
     // The embedded Azurite starts while the SDKs and suites load: they take about as long.
-    const early = config.connectionString ? undefined : import("../fixtures/azurite.ts").then((m) => m.startAzurite());
+    const early = config.connectionString ? undefined : import("../fixtures/azurite/azurite.ts").then((m) => m.startAzurite());
     early?.catch(() => undefined);
     // Loaded only now: --help and bad settings answer without loading the SDKs.
-    const { runSuite } = await import("../fixtures/run-suite.ts");
+    const { runSuite } = await import("../fixtures/run/run-suite.ts");
     return await runSuite(config, early);
   } catch (err) {
     if (err instanceof ConfigError) {

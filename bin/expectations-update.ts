@@ -31,11 +31,11 @@ import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { ROOT } from "../fixtures/paths.ts";
 import { Command } from "commander";
-import type { Pin, RowResult } from "../fixtures/engine.ts";
-import { answeredOperation, expectationPath, type ExpectationFile } from "../fixtures/expectations.ts";
-import { loadAllSuites } from "../fixtures/registry.ts";
-import { registeredRows } from "../fixtures/registry.ts";
-import { ConfigError } from "../fixtures/target.ts";
+import type { Pin, RowResult } from "../fixtures/harness/engine.ts";
+import { answeredOperation, expectationPath, type ExpectationFile } from "../fixtures/harness/expectations.ts";
+import { loadAllSuites } from "../fixtures/harness/registry.ts";
+import { registeredRows } from "../fixtures/harness/registry.ts";
+import { ConfigError } from "../fixtures/wire/target.ts";
 import { operationPinFor, READABLE_SCHEMAS, showSignature, signatureMatches, type OperationPin, type Report } from "../model/result.ts";
 import { narrowBelow, pinApplies, pinFor, serverVersions, widenTo } from "../model/versions.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";

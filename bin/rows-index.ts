@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { filesEndingWith, ROOT, SUITES_DIR } from "../fixtures/paths.ts";
-import { showLocation } from "../fixtures/locations.ts";
-import { catalogueOrder, loadAllSuites, registeredTables, rowLocation } from "../fixtures/registry.ts";
+import { showLocation } from "../fixtures/harness/locations.ts";
+import { catalogueOrder, loadAllSuites, registeredTables, rowLocation } from "../fixtures/harness/registry.ts";
 
 export const ROWS_INDEX = join(ROOT, "catalogue", "rows.tsv");
 

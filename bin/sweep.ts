@@ -1,18 +1,18 @@
 #!/usr/bin/env node
 // `npm run sweep -- --older-than 2h`: removes what earlier runs left behind on
 // a target (a run killed with kill -9, a machine that lost power). Only names
-// carrying the suite's run prefix (fixtures/names.ts: "cc" + base36 start time
+// carrying the suite's run prefix (fixtures/wire/names.ts: "cc" + base36 start time
 // + 4 hex) whose embedded start time is older than the given age are touched;
 // anything else, including a run still going, is left alone.
 // Exit codes: 0 done (or nothing to do), 1 some removals failed, 2 bad input.
 import { Command } from "commander";
 import dotenv from "dotenv";
-import { Clients, DEFAULT_CLIENT_OPTIONS } from "../fixtures/clients.ts";
-import { listOurs, removeOurs } from "../fixtures/cleanup.ts";
-import { ENV } from "../fixtures/config.ts";
-import { NAME_PREFIX, prefixTime } from "../fixtures/names.ts";
-import { preflight } from "../fixtures/preflight.ts";
-import { ConfigError, resolveConnectionString, SERVICES, type Service } from "../fixtures/target.ts";
+import { Clients, DEFAULT_CLIENT_OPTIONS } from "../fixtures/wire/clients.ts";
+import { listOurs, removeOurs } from "../fixtures/wire/cleanup.ts";
+import { ENV } from "../fixtures/run/config.ts";
+import { NAME_PREFIX, prefixTime } from "../fixtures/wire/names.ts";
+import { preflight } from "../fixtures/run/preflight.ts";
+import { ConfigError, resolveConnectionString, SERVICES, type Service } from "../fixtures/wire/target.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };

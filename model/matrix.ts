@@ -1,6 +1,6 @@
 // The report's matrix: the seed article's tables as sections of rows and
 // cells, each cell naming the test ID that checks it, and the catalogue's order
-// of sections and tables. Suites register sections (fixtures/registry.ts);
+// of sections and tables. Suites register sections (fixtures/harness/registry.ts);
 // reporters render them.
 
 export interface MatrixCell {

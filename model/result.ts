@@ -48,7 +48,7 @@ export interface Exchange {
   /** Label of the test step that made the request (t.step). */
   step?: string;
   via: "sdk" | "raw";
-  /** The service spoken to, and the REST operation the request is (fixtures/operations.ts), e.g. "Put Page". */
+  /** The service spoken to, and the REST operation the request is (fixtures/wire/operations.ts), e.g. "Put Page". */
   service?: Service;
   operation?: string;
   method: string;
@@ -90,7 +90,7 @@ export interface ServiceProbe {
 
 /** An operation the target answered as not implemented (a 501, or an error code saying so). */
 export interface Unsupported {
-  /** The REST operation (fixtures/operations.ts), e.g. "Put Page", "Lease Container (break)". */
+  /** The REST operation (fixtures/wire/operations.ts), e.g. "Put Page", "Lease Container (break)". */
   operation: string;
   status: number;
   code?: string;
@@ -101,7 +101,7 @@ export interface Unsupported {
  * not throttling) on every try of a request, in one run of a row.
  */
 export interface ServerFault {
-  /** The REST operation (fixtures/operations.ts), e.g. "Lease Blob (renew)". */
+  /** The REST operation (fixtures/wire/operations.ts), e.g. "Lease Blob (renew)". */
   operation: string;
   status: number;
   code?: string;
@@ -194,7 +194,7 @@ export interface RowResult {
   unsupported?: Unsupported[];
   /** Where the row's code is: `file:line` of its ID, or of its claim for a generated row (`--list` shows the same). */
   location?: string;
-  /** What the claim rests on (suites/live-answers.spec.ts): a live recording, the reference alone, or disputed pages. */
+  /** What the claim rests on (suites/live-answers.ts): a live recording, the reference alone, or disputed pages. */
   basis?: Basis;
   /** For a `live` basis: where the recording is. */
   liveSource?: string;

@@ -3,7 +3,7 @@
 // take. This module is the pure part: which parameters count and their kind,
 // the pairs of a set of specs, the operation names the surface adds to the
 // request classifier's, catalogue/surface.tsv as text, and how two lists of
-// pairs differ. Loading the SDKs' specs is fixtures/surface-sdk.ts; what a
+// pairs differ. Loading the SDKs' specs is fixtures/run/surface.ts; what a
 // run sent of the surface is model/surface-coverage.ts.
 
 /** The Service of model/result.ts, restated: result.ts imports this module's types. */
@@ -73,7 +73,7 @@ export interface SdkOperationSpec {
 
 /**
  * Operations the surface splits where the request classifier names one
- * (fixtures/operations.ts keeps "Put Page" and "Set Blob Properties": the
+ * (fixtures/wire/operations.ts keeps "Put Page" and "Set Blob Properties": the
  * mutants and the pins match those names), by a header the evidence records.
  */
 const VARIANTS: { operation: string; variant: (header: (name: string) => string | undefined) => string | undefined }[] = [

@@ -1,7 +1,7 @@
 // One embedded Azurite per self-test process, started on first use and stopped
 // when the process exits. Self-test files share it (each run uses its own
 // resource-name prefix, so runs do not see each other's resources).
-import { startAzurite, type EmbeddedAzurite } from "../fixtures/azurite.ts";
+import { startAzurite, type EmbeddedAzurite } from "../fixtures/azurite/azurite.ts";
 
 let azurite: Promise<EmbeddedAzurite> | undefined;
 

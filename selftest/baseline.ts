@@ -3,7 +3,7 @@
 // embedded version by connection string, through the proxy), which every
 // self-test file that compares a deviating target with a correct one reads.
 import type { RowResult } from "../model/result.ts";
-import { loadAllSuites } from "../fixtures/registry.ts";
+import { loadAllSuites } from "../fixtures/harness/registry.ts";
 import { externalRun } from "./cli/external-run.ts";
 import { readReport } from "./cli/cli-kit.ts";
 

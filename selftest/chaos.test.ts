@@ -5,11 +5,11 @@
 // UNEXPECTED_PASS, no INCONCLUSIVE (retries absorb the faults, a row left
 // without an answer runs once more), and nothing left behind.
 import { expect } from "chai";
-import type { RowResult } from "../fixtures/engine.ts";
-import { Clients } from "../fixtures/clients.ts";
-import { listOurs } from "../fixtures/cleanup.ts";
+import type { RowResult } from "../fixtures/harness/engine.ts";
+import { Clients } from "../fixtures/wire/clients.ts";
+import { listOurs } from "../fixtures/wire/cleanup.ts";
 import { runHeadless, type HeadlessRun } from "./headless.ts";
-import { resolveConnectionString } from "../fixtures/target.ts";
+import { resolveConnectionString } from "../fixtures/wire/target.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { BUSY_TARGET, startProxy, type ProxyStats } from "./proxy.ts";
 

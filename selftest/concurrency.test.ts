@@ -5,9 +5,9 @@
 // serially they would cost minutes, and they run outside the pool in every
 // mode anyway.
 import { expect } from "chai";
-import type { RowResult } from "../fixtures/engine.ts";
+import type { RowResult } from "../fixtures/harness/engine.ts";
 import { loadAllSuites, runHeadless } from "./headless.ts";
-import { registeredRows } from "../fixtures/registry.ts";
+import { registeredRows } from "../fixtures/harness/registry.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { proxiedBaseline } from "./baseline.ts";
 import { toldIds, tooLateIn } from "./cli/cli-kit.ts";

@@ -1,6 +1,6 @@
 // An exception's text in a row's verdict is the suite's defect, whatever the
 // target answered: a row reports the operation and what its answer lacked
-// (fixtures/verdict-of-error.ts, assert.ts expectDate/expectPresent), and the
+// (fixtures/harness/verdict-of-error.ts, assert.ts expectDate/expectPresent), and the
 // suite's own bug is ERROR. Self-tests that run rows check their results
 // with this (odd-answers, mutation, half-featured and faulty targets).
 import type { Status } from "../model/result.ts";

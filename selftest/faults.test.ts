@@ -10,15 +10,15 @@
 // probe, read-back) plus the first quick row of every other registered table.
 import { expect } from "chai";
 import pLimit from "p-limit";
-import { DEFAULT_RUN_OPTIONS, RunContext, runRow, type RowDef, type RowResult } from "../fixtures/engine.ts";
-import { newRunPrefix } from "../fixtures/names.ts";
-import { Clients } from "../fixtures/clients.ts";
-import { rawRequest } from "../fixtures/raw.ts";
-import { resolveConnectionString } from "../fixtures/target.ts";
+import { DEFAULT_RUN_OPTIONS, RunContext, runRow, type RowDef, type RowResult } from "../fixtures/harness/engine.ts";
+import { newRunPrefix } from "../fixtures/wire/names.ts";
+import { Clients } from "../fixtures/wire/clients.ts";
+import { rawRequest } from "../fixtures/wire/raw.ts";
+import { resolveConnectionString } from "../fixtures/wire/target.ts";
 import { query, segments, type Mutant } from "./mutants/types.ts";
-import { isFaulted } from "../fixtures/evidence.ts";
+import { isFaulted } from "../fixtures/wire/evidence.ts";
 import { loadAllSuites, runHeadless } from "./headless.ts";
-import { registeredRows, registeredTables } from "../fixtures/registry.ts";
+import { registeredRows, registeredTables } from "../fixtures/harness/registry.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { isPreflight, startProxy, type Fault, type FaultKind } from "./proxy.ts";
 

@@ -5,9 +5,9 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
 import { runHeadless, type HeadlessRun } from "./headless.ts";
-import { rawRequest } from "../fixtures/raw.ts";
-import { registeredRows } from "../fixtures/registry.ts";
-import { resolveConnectionString } from "../fixtures/target.ts";
+import { rawRequest } from "../fixtures/wire/raw.ts";
+import { registeredRows } from "../fixtures/harness/registry.ts";
+import { resolveConnectionString } from "../fixtures/wire/target.ts";
 import { DOUBLE_MUTANTS, named } from "./file-double/mutants.ts";
 import { startFileDouble, type FileDouble } from "./file-double/server.ts";
 

@@ -1,5 +1,5 @@
 // The suite never fails a recorded Azure answer: for every row whose claim a
-// live recording shows as a refusal (suites/live-answers.spec.ts), the proxy
+// live recording shows as a refusal (suites/live-answers.ts), the proxy
 // turns the embedded Azurite's refusal of that request into the answer the
 // recording shows (status and error code, in Azure's XML error format), and
 // the row must PASS (observed, without Azurite's pins). A live answer the
@@ -10,7 +10,7 @@
 import { expect } from "chai";
 import pLimit from "p-limit";
 import { runHeadless } from "./headless.ts";
-import { liveAnswers, loadAllSuites, registeredRows, type RecordedRefusal } from "../fixtures/registry.ts";
+import { liveAnswers, loadAllSuites, registeredRows, type RecordedRefusal } from "../fixtures/harness/registry.ts";
 import type { RowResult } from "../model/result.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { errorAnswer, operation, type Mutant, type ProxyRequest, type ProxyResponse } from "./mutants/types.ts";

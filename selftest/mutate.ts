@@ -10,10 +10,10 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pLimit from "p-limit";
 import semver from "semver";
-import { embeddedPackage, type EmbeddedAzurite } from "../fixtures/azurite.ts";
+import { embeddedPackage, type EmbeddedAzurite } from "../fixtures/azurite/azurite.ts";
 import { loadAllSuites, runHeadless } from "./headless.ts";
 import { filesEndingWith } from "../fixtures/paths.ts";
-import { registeredRows } from "../fixtures/registry.ts";
+import { registeredRows } from "../fixtures/harness/registry.ts";
 import { ROOT } from "../fixtures/paths.ts";
 import { startProxy } from "./proxy.ts";
 import type { ClaimTable, Mutant } from "./mutants/types.ts";
@@ -215,7 +215,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const mutants = pickMutants(await loadMutants(), names);
   await loadAllSuites();
-  const { startAzurite } = await import("../fixtures/azurite.ts");
+  const { startAzurite } = await import("../fixtures/azurite/azurite.ts");
   const started = Date.now();
   const azurite = await startAzurite();
   try {

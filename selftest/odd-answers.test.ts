@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { expect } from "chai";
 import pLimit from "p-limit";
 import { runHeadless } from "./headless.ts";
-import { loadAllSuites, registeredRows } from "../fixtures/registry.ts";
+import { loadAllSuites, registeredRows } from "../fixtures/harness/registry.ts";
 import { operationFamily, type RowResult } from "../model/result.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { exceptionVerdicts } from "./exception-text.ts";

@@ -3,7 +3,7 @@
 // otherwise, each row pinned FAIL for the shared Azurite's version is still
 // EXPECTED_FAIL, while its message (and so its older text signature) changed.
 import { assert } from "chai";
-import { loadExpectations } from "../fixtures/expectations.ts";
+import { loadExpectations } from "../fixtures/harness/expectations.ts";
 import { runHeadless } from "./headless.ts";
 import { pinApplies, pinFor } from "../model/versions.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";

@@ -5,8 +5,8 @@
 // reaches it through an ordinary emulator connection string.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { DEV_ACCOUNT, DEV_KEY, emulatorConnectionString, type Service } from "../fixtures/target.ts";
-import { sharedKeyLiteSignature, sharedKeySignature, stringToSign } from "../fixtures/shared-key.ts";
+import { DEV_ACCOUNT, DEV_KEY, emulatorConnectionString, type Service } from "../fixtures/wire/target.ts";
+import { sharedKeyLiteSignature, sharedKeySignature, stringToSign } from "../fixtures/wire/shared-key.ts";
 import type { Mutant, MutantState, ProxyRequest, ProxyResponse } from "./mutants/types.ts";
 
 /**

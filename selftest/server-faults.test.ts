@@ -13,10 +13,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
-import { judge, loadExpectations } from "../fixtures/expectations.ts";
+import { judge, loadExpectations } from "../fixtures/harness/expectations.ts";
 import { loadAllSuites, runHeadless } from "./headless.ts";
-import { registeredRows } from "../fixtures/registry.ts";
-import { changesState } from "../fixtures/retry.ts";
+import { registeredRows } from "../fixtures/harness/registry.ts";
+import { changesState } from "../fixtures/wire/retry.ts";
 import { exitCodeOf, INCOMPLETE_EXIT_CODE, operationFamily, summarise, type OperationPin, type RowResult } from "../model/result.ts";
 import { serverVersions } from "../model/versions.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";

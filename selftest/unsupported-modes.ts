@@ -1,6 +1,6 @@
 // Half-featured targets: the proxy answers one family of operations with
 // 501 NotImplemented, as a young emulator does. Each mode names the
-// operations (or families, fixtures/operations.ts) it lacks; the same names
+// operations (or families, fixtures/wire/operations.ts) it lacks; the same names
 // pin it in an expectation file's `unsupported`.
 import { operationFamily } from "../model/result.ts";
 import { operation, type ProxyRequest } from "./mutants/types.ts";

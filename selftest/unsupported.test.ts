@@ -10,9 +10,9 @@
 import { join } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { expect } from "chai";
-import { judge, loadExpectations } from "../fixtures/expectations.ts";
+import { judge, loadExpectations } from "../fixtures/harness/expectations.ts";
 import { runHeadless } from "./headless.ts";
-import { registeredRows } from "../fixtures/registry.ts";
+import { registeredRows } from "../fixtures/harness/registry.ts";
 import { summarise, type OperationPin, type RowResult } from "../model/result.ts";
 import { serverVersions } from "../model/versions.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { assert } from "chai";
 import getPort from "get-port";
 import pLimit from "p-limit";
-import { DEV_ACCOUNT } from "../../fixtures/target.ts";
+import { DEV_ACCOUNT } from "../../fixtures/wire/target.ts";
 import { sharedAzurite } from "../azurite-fixture.ts";
 import { accountConnectionString, cleanEnv, collect, oneLine, ROOT, runCli, tmpDir, type CliResult } from "./cli-kit.ts";
 

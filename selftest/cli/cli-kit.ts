@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAzurite, type EmbeddedAzurite } from "../../fixtures/azurite.ts";
+import { startAzurite, type EmbeddedAzurite } from "../../fixtures/azurite/azurite.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 import { exitCodeOf, type Report } from "../../model/result.ts";
 

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
-import { embeddedPackage } from "../../fixtures/azurite.ts";
+import { embeddedPackage } from "../../fixtures/azurite/azurite.ts";
 import { cleanEnv, collect, readReport, ROOT, tmpDir } from "./cli-kit.ts";
 
 function compat(args: string[]) {

@@ -15,11 +15,11 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { EmbeddedAzurite } from "../../fixtures/azurite.ts";
-import { Clients } from "../../fixtures/clients.ts";
-import { listOurs } from "../../fixtures/cleanup.ts";
-import { NAME_PREFIX } from "../../fixtures/names.ts";
-import { resolveConnectionString } from "../../fixtures/target.ts";
+import type { EmbeddedAzurite } from "../../fixtures/azurite/azurite.ts";
+import { Clients } from "../../fixtures/wire/clients.ts";
+import { listOurs } from "../../fixtures/wire/cleanup.ts";
+import { NAME_PREFIX } from "../../fixtures/wire/names.ts";
+import { resolveConnectionString } from "../../fixtures/wire/target.ts";
 import { prefixedConnectionString, startProxy } from "../proxy.ts";
 import { sharedOnce } from "../shared.ts";
 import { accountConnectionString, endedWithReport, privateAzurite, runCli, type CliResult } from "./cli-kit.ts";

@@ -2,11 +2,11 @@
 // its embedded Azurite, and exits 130.
 import { readdirSync, readFileSync } from "node:fs";
 import { assert } from "chai";
-import type { EmbeddedAzurite } from "../../fixtures/azurite.ts";
-import { Clients } from "../../fixtures/clients.ts";
-import { listOurs } from "../../fixtures/cleanup.ts";
-import { NAME_PREFIX } from "../../fixtures/names.ts";
-import { resolveConnectionString } from "../../fixtures/target.ts";
+import type { EmbeddedAzurite } from "../../fixtures/azurite/azurite.ts";
+import { Clients } from "../../fixtures/wire/clients.ts";
+import { listOurs } from "../../fixtures/wire/cleanup.ts";
+import { NAME_PREFIX } from "../../fixtures/wire/names.ts";
+import { resolveConnectionString } from "../../fixtures/wire/target.ts";
 import { collect, privateAzurite, spawnScript, tmpDir } from "./cli-kit.ts";
 
 const STARTED = /rows against/;

@@ -1,7 +1,7 @@
 // A second implementation: Azurite 2.7.1, the legacy code base (no code in
 // common with 3.x; the devDependency azurite-legacy), through `npm run
 // compat` as a user runs it (started by its bin/azurite command under
-// fixtures/azurite2-host.cjs, by connection string, with its own expectation
+// bin/compat/azurite2-host.cjs, by connection string, with its own expectation
 // file). The whole suite: exit 0 with its pins, no verdict that is the
 // suite's own exception, every FAIL and UNSUPPORTED naming a REST operation,
 // the report opening with its causes, and the page giving it a column.

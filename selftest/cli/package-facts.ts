@@ -7,7 +7,7 @@ export const UNPACKED_BUDGET_BYTES = 1_000_000;
 /** The only paths the tarball may hold: the compiled runtime, the data it reads, and npm's own files. */
 export const ALLOWED_IN_TARBALL: RegExp[] = [
   /^dist\/.+\.(js|d\.ts)$/,
-  /^dist\/fixtures\/azurite-host\.cjs$/,
+  /^dist\/fixtures\/azurite\/azurite-host\.cjs$/,
   /^expectations\/[^/]+\.json$/,
   /^catalogue\/[^/]+\.txt$/,
   /^(package\.json|README\.md|LICENSE|\.env\.example)$/,

@@ -19,8 +19,8 @@ import {
   StorageSharedKeyCredential,
 } from "@azure/storage-blob";
 import { assert } from "chai";
-import type { EmbeddedAzurite } from "../../fixtures/azurite.ts";
-import { NAME_PREFIX } from "../../fixtures/names.ts";
+import type { EmbeddedAzurite } from "../../fixtures/azurite/azurite.ts";
+import { NAME_PREFIX } from "../../fixtures/wire/names.ts";
 import { exitCodeOf, SCHEMA, type Report } from "../../model/result.ts";
 import { accountConnectionString, artefacts, endedWithReport, privateAzurite, readReport, ROOT, runCli, tmpDir, toldExitCode, toldIds, tooLateIn, type CliResult } from "./cli-kit.ts";
 import { EXTERNAL_ACCOUNT, externalRun, leftOn } from "./external-run.ts";

@@ -1,10 +1,10 @@
 // `npm run sweep -- --older-than 2h`: removes our resources older than the
 // age (leases broken first), and nothing else.
 import { assert } from "chai";
-import type { EmbeddedAzurite } from "../../fixtures/azurite.ts";
-import { Clients } from "../../fixtures/clients.ts";
-import { Namer, newRunPrefix } from "../../fixtures/names.ts";
-import { resolveConnectionString } from "../../fixtures/target.ts";
+import type { EmbeddedAzurite } from "../../fixtures/azurite/azurite.ts";
+import { Clients } from "../../fixtures/wire/clients.ts";
+import { Namer, newRunPrefix } from "../../fixtures/wire/names.ts";
+import { resolveConnectionString } from "../../fixtures/wire/target.ts";
 import { oneLine, privateAzurite, runScript } from "./cli-kit.ts";
 
 describe("CLI: sweep", function () {

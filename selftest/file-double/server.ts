@@ -11,8 +11,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { sharedKeySignature, stringToSign } from "../../fixtures/shared-key.ts";
-import { DEV_ACCOUNT, DEV_KEY } from "../../fixtures/target.ts";
+import { sharedKeySignature, stringToSign } from "../../fixtures/wire/shared-key.ts";
+import { DEV_ACCOUNT, DEV_KEY } from "../../fixtures/wire/target.ts";
 
 export interface DoubleFlags {
   /** Writes on a leased file succeed without (or with any) lease ID. */

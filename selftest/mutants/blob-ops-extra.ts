@@ -1,5 +1,5 @@
 // Mutants for the T2 blob-operation `rest` rows no blob-ops mutant named
-// (suites/blob/blob-ops-copy.spec.ts, suites/blob/blob-ops-rest.spec.ts). Most
+// (suites/blob/blob-ops-copy.rows.ts, suites/blob/blob-ops-rest.rows.ts). Most
 // of these rows are pinned on Azurite: their mutant either adds a deviation
 // that makes them fail differently, or answers as the catalogue does so the
 // pin turns UNEXPECTED_PASS (said so in the description).

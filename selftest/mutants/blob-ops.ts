@@ -1,4 +1,4 @@
-// Hand-picked mutants for T2 Blob operations (suites/blob/blob-ops*.spec.ts):
+// Hand-picked mutants for T2 Blob operations (suites/blob/blob-ops*.rows.ts):
 // what the tables' generated mutants (etag-claims.ts, conditional.ts) do not
 // state: refusals that are not what they seem, lease actions touching the
 // validators, the REST details (If-None-Match: *, If-Match on a missing

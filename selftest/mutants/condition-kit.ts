@@ -10,9 +10,9 @@ export interface ConditionClaim {
   row: string;
   /** Mutant names start with it; unique per claim. */
   name: string;
-  /** REST operation as fixtures/operations.ts names it (for people). */
+  /** REST operation as fixtures/wire/operations.ts names it (for people). */
   operation: string;
-  /** The request is the operation (default: fixtures/operations.ts names it `operation`). */
+  /** The request is the operation (default: fixtures/wire/operations.ts names it `operation`). */
   matches?(req: ProxyRequest): boolean;
   header: string;
   /** The refusal (several where the catalogue documents a choice). */

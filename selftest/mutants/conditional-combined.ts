@@ -1,9 +1,9 @@
 // Mutants generated from the combination cases and the rules of section C
-// (suites/blob/conditional-combined.spec.ts): one per case, breaking it the way
+// (suites/blob/conditional-combined.rows.ts): one per case, breaking it the way
 // the case names (a header ignored, 304 and 412 swapped, a made-up answer); for
 // the disputed write pairs, a refusal whose write was applied anyway.
 import { claimOf, HEADERS, type OpClaim } from "../../suites/blob/conditional-claims.ts";
-import { READ_CASES, READ_ROWS, WRITE_CASES, WRITE_ROWS, type ReadCase, type WriteCase } from "../../suites/blob/conditional-combined.spec.ts";
+import { READ_CASES, READ_ROWS, WRITE_CASES, WRITE_ROWS, type ReadCase, type WriteCase } from "../../suites/blob/conditional-combined.rows.ts";
 import { errorResponse } from "./blob-kit.ts";
 import { isClaimOp } from "./conditional.ts";
 import type { Mutant, ProxyRequest } from "./types.ts";

@@ -8,10 +8,10 @@ import { ALL_CELLS, HEADER_LABEL, type Cell } from "../../suites/blob/conditiona
 import type { BlobOperation } from "../../suites/blob/operations.ts";
 import { abortAnswer, errorResponse } from "./blob-kit.ts";
 import { pendingCopy } from "./lease-kit.ts";
-import { operationFamily } from "../../fixtures/operations.ts";
+import { operationFamily } from "../../fixtures/wire/operations.ts";
 import { operation, type ClaimTable, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
-/** The request is the record's operation, as the one request classifier (fixtures/operations.ts) names it. */
+/** The request is the record's operation, as the one request classifier (fixtures/wire/operations.ts) names it. */
 export function isClaimOp(claim: Pick<BlobOperation, "operation">, req: ProxyRequest): boolean {
   return req.service === "blob" && operationFamily(operation(req)) === claim.operation;
 }

@@ -1,4 +1,4 @@
-// Mutants for T1 Container operations (suites/blob/container-ops.spec.ts):
+// Mutants for T1 Container operations (suites/blob/container-ops.rows.ts):
 // at least one documented deviation per row, each named with the rows that
 // must catch it.
 import { query, segments, toSuccess, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";

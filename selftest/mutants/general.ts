@@ -1,5 +1,5 @@
-// Mutants for G General behaviour on blobs (suites/general/consistency.spec.ts,
-// optimistic.spec.ts): a stale read served after a write, an implicit
+// Mutants for G General behaviour on blobs (suites/general/consistency.rows.ts,
+// optimistic.rows.ts): a stale read served after a write, an implicit
 // condition on unconditional writes, a swallowed 412, and a race with two winners.
 import { blobKey, blobOp, errorResponse, isOp, ok } from "./blob-kit.ts";
 import { toSuccess, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";

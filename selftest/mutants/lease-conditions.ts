@@ -1,5 +1,5 @@
 // Mutants generated from the rows blob/lease-ops/<op>/conditions-with-id
-// (suites/blob/lease-ops-conditions.spec.ts), from the same data: the
+// (suites/blob/lease-ops-conditions.rows.ts), from the same data: the
 // lease-ops table joined with the conditional claims (LEASED_CONDITIONAL): for each operation, a target
 // that lets a lease stand in for the conditions: a request carrying
 // x-ms-lease-id has its conditional headers dropped before they are evaluated.

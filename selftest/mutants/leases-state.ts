@@ -1,7 +1,7 @@
 // Mutants for the lease rows the first lease mutants left unkilled: the cells of
-// the lease-state table (suites/blob/lease-state.spec.ts), the "with the
-// lease ID" and shared-read cases of suites/blob/lease-ops.spec.ts and
-// suites/blob/container-lease.spec.ts, Abort Copy Blob under a lease (on a
+// the lease-state table (suites/blob/lease-state.rows.ts), the "with the
+// lease ID" and shared-read cases of suites/blob/lease-ops.rows.ts and
+// suites/blob/container-lease.rows.ts, Abort Copy Blob under a lease (on a
 // copy the proxy keeps pending), and the pinned lease rows (a mutant that
 // answers as the catalogue does must turn their pin into UNEXPECTED_PASS).
 //

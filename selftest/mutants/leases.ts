@@ -1,5 +1,5 @@
-// Mutants for section L, leases (suites/blob/lease*.spec.ts,
-// suites/blob/container-lease.spec.ts): each one a documented way a target
+// Mutants for section L, leases (suites/blob/lease*.rows.ts,
+// suites/blob/container-lease.rows.ts): each one a documented way a target
 // could get leases wrong, named with the rows that must catch it.
 import { blobOp } from "./blob-kit.ts";
 import { query, segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";

@@ -1,7 +1,7 @@
 // A pin names exactly what fails: for every row that checks several
 // variations of its claim and is pinned on Azurite for some of them, a target
 // that fails one more variation must read as a changed result (FAIL "differs
-// from the pinned outcome"), never as the pin (fixtures/assert.ts,
+// from the pinned outcome"), never as the pin (fixtures/harness/assert.ts,
 // eachVariation). Each mutant below makes one variation fail that passes on
 // Azurite; the pinned variations it leaves as they are.
 // queue/delete-message/requires-pop-receipt/stale-receipt-code has no such

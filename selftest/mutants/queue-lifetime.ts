@@ -1,5 +1,5 @@
 // Mutants for Q message lifetime, Clear Messages and DequeueCount
-// (suites/queue/message-lifetime.spec.ts, and the message windows of
+// (suites/queue/message-lifetime.rows.ts, and the message windows of
 // suites/general/window-claims.ts, whose early ends selftest/mutants/windows.ts
 // generates): a message that never expires, an initial visibility ignored,
 // Clear Messages that spares the messages, Update Message resetting

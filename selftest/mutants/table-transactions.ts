@@ -1,5 +1,5 @@
-// Mutants for TB transactions and validators (suites/table/transactions.spec.ts,
-// entity-validators.spec.ts): a transaction that applies every operation but
+// Mutants for TB transactions and validators (suites/table/transactions.rows.ts,
+// entity-validators.rows.ts): a transaction that applies every operation but
 // the failing one, one that takes an entity twice, a Timestamp that stays put
 // while the ETag moves, a 204 insert without its ETag. Each named with the
 // rows that must catch it.

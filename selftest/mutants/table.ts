@@ -1,5 +1,5 @@
 // Mutants for TB Table entities, table batches and general/snapshot-isolation
-// (suites/table/*, suites/general/snapshot-isolation.spec.ts): at least one
+// (suites/table/*, suites/general/snapshot-isolation.rows.ts): at least one
 // documented deviation per row, each named with the rows that must catch it.
 import { randomUUID } from "node:crypto";
 import { query, segments, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";

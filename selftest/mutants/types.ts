@@ -2,8 +2,8 @@
 // between the suite and a correct target (the embedded Azurite). Each mutant
 // names the test IDs that must FAIL when it is active; one that no named test
 // catches is a hole in the suite.
-import { operationOf } from "../../fixtures/operations.ts";
-import type { Service } from "../../fixtures/target.ts";
+import { operationOf } from "../../fixtures/wire/operations.ts";
+import type { Service } from "../../fixtures/wire/target.ts";
 
 export interface ProxyRequest {
   service: Service;
@@ -88,7 +88,7 @@ export function toSuccess(res: ProxyResponse, status = 200, extra: Record<string
   res.body = Buffer.alloc(0);
 }
 
-/** The REST operation of a proxied request (fixtures/operations.ts; the proxy sees the emulator's path-style URLs). */
+/** The REST operation of a proxied request (fixtures/wire/operations.ts; the proxy sees the emulator's path-style URLs). */
 export function operation(req: ProxyRequest): string {
   const u = new URL(req.url, "http://x");
   return operationOf({ service: req.service, method: req.method, path: u.pathname, query: u.searchParams, header: (n) => req.headers[n.toLowerCase()] }, "/devstoreaccount1");

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
-import type { RowResult, Status } from "../../fixtures/engine.ts";
+import type { RowResult, Status } from "../../fixtures/harness/engine.ts";
 import { compareRuns, renderCompareHtml } from "../../reporters/compare.ts";
 import { summarise, type Report } from "../../model/result.ts";
 import { cleanEnv, collect, ROOT, tmpDir } from "../cli/cli-kit.ts";

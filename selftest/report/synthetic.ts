@@ -2,8 +2,8 @@
 // carry sub-verdicts (one per conditional header), in every state a sub can
 // be in (pass, fail, pinned failure, not available, not run, one with finer
 // rows beneath it), with evidence marked per row. No Azurite needed.
-import type { RowResult, Status } from "../../fixtures/engine.ts";
-import type { MatrixSection } from "../../fixtures/registry.ts";
+import type { RowResult, Status } from "../../fixtures/harness/engine.ts";
+import type { MatrixSection } from "../../fixtures/harness/registry.ts";
 import { SCHEMA, summarise, type Report } from "../../model/result.ts";
 
 const P = "blob/blob-ops/";

@@ -4,9 +4,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
 import { loadAllSuites } from "../headless.ts";
-import { defineTable, matrixSections, registeredRows } from "../../fixtures/registry.ts";
+import { defineTable, matrixSections, registeredRows } from "../../fixtures/harness/registry.ts";
 import { ROOT } from "../../fixtures/paths.ts";
-import { SERVICES } from "../../fixtures/target.ts";
+import { SERVICES } from "../../fixtures/wire/target.ts";
 
 const LEVELS = ["doc", "rest", "disputed", "info"];
 

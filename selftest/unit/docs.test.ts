@@ -14,7 +14,7 @@ import { assert } from "chai";
 import pLimit from "p-limit";
 import { loadAllSuites } from "../headless.ts";
 import { ROOT } from "../../fixtures/paths.ts";
-import { registeredRows } from "../../fixtures/registry.ts";
+import { registeredRows } from "../../fixtures/harness/registry.ts";
 import { STATUSES } from "../../model/result.ts";
 import { UNPACKED_BUDGET_BYTES } from "../cli/package-facts.ts";
 import { cleanEnv, collect } from "../cli/cli-kit.ts";

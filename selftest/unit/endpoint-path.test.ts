@@ -1,11 +1,11 @@
-// Endpoints below a path (fixtures/endpoint-path.ts): the SDKs read names
+// Endpoints below a path (fixtures/wire/endpoint-path.ts): the SDKs read names
 // right from the endpoints they know (an IP-style host with the account, a
 // named host with none), and every other endpoint's SDK requests are put back
 // below it, signed for the URL sent.
 import { assert } from "chai";
-import { endpointMap, putBack, sdkReadsNames, toReal } from "../../fixtures/endpoint-path.ts";
-import { sharedKeySignature, stringToSign } from "../../fixtures/shared-key.ts";
-import { DEV_KEY, resolveConnectionString } from "../../fixtures/target.ts";
+import { endpointMap, putBack, sdkReadsNames, toReal } from "../../fixtures/wire/endpoint-path.ts";
+import { sharedKeySignature, stringToSign } from "../../fixtures/wire/shared-key.ts";
+import { DEV_KEY, resolveConnectionString } from "../../fixtures/wire/target.ts";
 
 const target = (blob: string) => resolveConnectionString(`AccountName=devstoreaccount1;AccountKey=${DEV_KEY};BlobEndpoint=${blob}`);
 

@@ -1,9 +1,9 @@
-// A cell computed from the rows beneath it (fixtures/finer-rows.ts): the set of
+// A cell computed from the rows beneath it (fixtures/harness/finer-rows.ts): the set of
 // failing rows it reports is known only when every row beneath got an answer.
 import { assert } from "chai";
-import type { RowContext, Status } from "../../fixtures/engine.ts";
-import { judgeFinerRows } from "../../fixtures/finer-rows.ts";
-import { RowSignal } from "../../fixtures/signals.ts";
+import type { RowContext, Status } from "../../fixtures/harness/engine.ts";
+import { judgeFinerRows } from "../../fixtures/harness/finer-rows.ts";
+import { RowSignal } from "../../fixtures/wire/signals.ts";
 import { result } from "./row-result.ts";
 
 const label = (r: { id: string }) => r.id.slice(r.id.lastIndexOf("/") + 1);

@@ -1,10 +1,14 @@
 // The module graph: no import cycle anywhere, and each layer imports only the
 // layers below it. model/ (the result model) imports nothing of the project;
-// reporters/ render the model and import nothing else; the engine and its
-// fixtures never import reporters, suites, the CLI or the self-tests (the one
-// exception is the run's orchestration, fixtures/run-suite.ts, which writes the
-// reports); suites import fixtures and the model only. Imports are read with
-// TypeScript's own parser (ts.preProcessFile), type-only imports included.
+// reporters/ render the model and import nothing else; fixtures/ is layered by
+// its folders: the leaves at its top (paths.ts, options.ts) import nothing,
+// wire/ (talking to a target) the model, harness/ (the row harness) the wire,
+// azurite/ (the embedded Azurite) the wire, run/ (the run pipeline) all of
+// these; none of them imports reporters, suites, the CLI or the self-tests
+// (the one exception is the run's orchestration, fixtures/run/run-suite.ts,
+// which writes the reports); suites import the harness, the wire and the
+// model only. Imports are read with TypeScript's own parser
+// (ts.preProcessFile), type-only imports included.
 import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { assert } from "chai";
@@ -61,22 +65,47 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
-/** What each layer may import (by top directory), beyond itself. */
+/** A file's layer: its top directory, or within fixtures/ its folder ("fixtures" for the leaves at its top). */
+export function layerOf(file: string): string {
+  const parts = file.split("/");
+  return parts[0] === "fixtures" && parts.length > 2 ? `fixtures/${parts[1]}` : parts[0];
+}
+
+/** What each layer may import, beyond itself (docs/developing.md, Layout, says the same). */
 const MAY_IMPORT: Record<string, string[]> = {
   model: [],
   reporters: ["model"],
-  fixtures: ["model"],
-  suites: ["fixtures", "model"],
+  fixtures: [],
+  "fixtures/wire": ["fixtures", "model"],
+  "fixtures/harness": ["fixtures/wire", "fixtures", "model"],
+  "fixtures/azurite": ["fixtures/wire", "fixtures"],
+  "fixtures/run": ["fixtures/harness", "fixtures/wire", "fixtures/azurite", "fixtures", "model"],
+  suites: ["fixtures/harness", "fixtures/wire", "fixtures", "model"],
 };
 /** The run's orchestration: it writes the reports. */
-const ORCHESTRATION = new Set(["fixtures/run-suite.ts"]);
+const ORCHESTRATION = new Set(["fixtures/run/run-suite.ts"]);
+
+/** The imports that break the layers' rules ("<file> imports <dep>"). */
+export function layerViolations(graph: Map<string, string[]>): string[] {
+  const bad: string[] = [];
+  for (const [file, deps] of graph) {
+    const layer = layerOf(file);
+    const allowed = MAY_IMPORT[layer];
+    if (!allowed || ORCHESTRATION.has(file)) continue;
+    for (const dep of deps) {
+      const to = layerOf(dep);
+      if (to !== layer && !allowed.includes(to)) bad.push(`${file} imports ${dep}`);
+    }
+  }
+  return bad;
+}
 
 describe("module graph", function () {
   const graph = moduleGraph();
 
   it("reads the project's modules", function () {
     assert.isAbove(graph.size, 50);
-    assert.isTrue(graph.get("fixtures/engine.ts")!.includes("model/result.ts"), "the engine imports the result model");
+    assert.isTrue(graph.get("fixtures/harness/engine.ts")!.includes("model/result.ts"), "the engine imports the result model");
   });
 
   it("has no import cycle", function () {
@@ -94,16 +123,28 @@ describe("module graph", function () {
   });
 
   it("each layer imports only the layers below it; reporters never import the engine", function () {
-    const bad: string[] = [];
-    for (const [file, deps] of graph) {
-      const layer = file.split("/")[0];
-      const allowed = MAY_IMPORT[layer];
-      if (!allowed || ORCHESTRATION.has(file)) continue;
-      for (const dep of deps) {
-        const to = dep.split("/")[0];
-        if (to !== layer && !allowed.includes(to)) bad.push(`${file} imports ${dep}`);
-      }
-    }
-    assert.deepEqual(bad, []);
+    assert.deepEqual(layerViolations(graph), []);
+  });
+
+  it("every folder of fixtures/ has its rule", function () {
+    const folders = new Set([...graph.keys()].filter((f) => f.startsWith("fixtures/")).map(layerOf));
+    assert.deepEqual([...folders].filter((l) => !(l in MAY_IMPORT)), []);
+    assert.includeMembers([...folders], ["fixtures", "fixtures/wire", "fixtures/harness", "fixtures/azurite", "fixtures/run"]);
+  });
+
+  it("compat-only code (bin/compat/) serves bin/compat.ts and the self-tests only, so it stays out of the package", function () {
+    const users = [...graph].filter(([, deps]) => deps.some((d) => d.startsWith("bin/compat/"))).map(([f]) => f);
+    assert.deepEqual(users.filter((f) => f !== "bin/compat.ts" && !f.startsWith("bin/compat/") && !f.startsWith("selftest/")), []);
+    assert.include(users, "bin/compat.ts");
+  });
+
+  it("the layer check finds a wire that imports the run, and a suite that imports the run (a self-check)", function () {
+    const g = new Map([
+      ["fixtures/wire/raw.ts", ["fixtures/run/config.ts", "fixtures/wire/target.ts", "model/result.ts", "fixtures/paths.ts"]],
+      ["fixtures/harness/engine.ts", ["fixtures/wire/raw.ts"]],
+      ["suites/blob/x.rows.ts", ["fixtures/harness/engine.ts", "fixtures/run/run.ts"]],
+      ["fixtures/run/run-suite.ts", ["reporters/json.ts"]],
+    ]);
+    assert.deepEqual(layerViolations(g), ["fixtures/wire/raw.ts imports fixtures/run/config.ts", "suites/blob/x.rows.ts imports fixtures/run/run.ts"]);
   });
 });

@@ -1,4 +1,4 @@
-// The linearizability checker (fixtures/linearizability.ts): textbook register
+// The linearizability checker (fixtures/harness/linearizability.ts): textbook register
 // and queue histories, compare-and-set, the blob and table-entity models with
 // server-chosen ETags, timed-out operations, large random histories, the
 // minimal failing window, and a brute-force cross-check of the search.
@@ -13,7 +13,7 @@ import {
   type Model,
   type Operation,
   type RegisterOutput,
-} from "../../fixtures/linearizability.ts";
+} from "../../fixtures/harness/linearizability.ts";
 
 const op = <I, O>(client: number, call: number, ret: number, input: I, output?: O): Operation<I, O> => ({ client, call, ret, input, output });
 const T = Infinity; // never returned

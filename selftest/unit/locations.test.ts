@@ -5,10 +5,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
 import { loadAllSuites } from "../headless.ts";
-import { listRows } from "../../fixtures/list-rows.ts";
+import { listRows } from "../../fixtures/run/list-rows.ts";
 import { ROOT } from "../../fixtures/paths.ts";
-import { registeredRows, rowLocation } from "../../fixtures/registry.ts";
-import { SERVICES } from "../../fixtures/target.ts";
+import { registeredRows, rowLocation } from "../../fixtures/harness/registry.ts";
+import { SERVICES } from "../../fixtures/wire/target.ts";
 
 const lineOf = (file: string, line: number) => readFileSync(join(ROOT, file), "utf8").split("\n")[line - 1];
 

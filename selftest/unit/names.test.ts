@@ -1,8 +1,8 @@
 // Resource names: one per-run prefix valid for every kind of resource the
 // suite creates, carrying its start time; and the sweep's age rules.
 import { assert } from "chai";
-import { Namer, newRunPrefix, prefixTime, runPrefixOf } from "../../fixtures/names.ts";
-import { ConfigError } from "../../fixtures/target.ts";
+import { Namer, newRunPrefix, prefixTime, runPrefixOf } from "../../fixtures/wire/names.ts";
+import { ConfigError } from "../../fixtures/wire/target.ts";
 import { isOldLeftover, parseAge } from "../../bin/sweep.ts";
 
 // Naming rules from the REST reference ("Naming and Referencing Containers, Blobs,

@@ -7,9 +7,10 @@ import { assert } from "chai";
 import { Command } from "commander";
 import { cliArguments } from "../../api.ts";
 import { withRunOptions } from "../../bin/cli-kit.ts";
-import { resolveConfig, type Flags } from "../../fixtures/config.ts";
+import { resolveConfig, type Flags } from "../../fixtures/run/config.ts";
 import { ENV, OPTIONS } from "../../fixtures/options.ts";
 import { ROOT } from "../../fixtures/paths.ts";
+import type { Service } from "../../fixtures/wire/target.ts";
 
 /** The flags commander gives for these arguments, as bin/conformance.ts reads them. */
 function parsed(args: string[]): Flags {
@@ -23,7 +24,7 @@ describe("the run's options, declared once", function () {
   it("an API call's options reach the run's configuration unchanged, through the command line", function () {
     const values = {
       connectionString: "UseDevelopmentStorage=true",
-      services: ["blob", "queue"],
+      services: ["blob", "queue"] as Service[],
       grep: "a|b",
       expectations: "none",
       concurrency: 3,

@@ -1,9 +1,9 @@
-// The retry policy's rules (fixtures/retry.ts), without a target: what is
+// The retry policy's rules (fixtures/wire/retry.ts), without a target: what is
 // retried, how long it waits, and which retried tries may have been applied.
 import { assert } from "chai";
 import { createEmptyPipeline, createHttpHeaders, createPipelineRequest, type PipelineResponse } from "@azure/core-rest-pipeline";
-import { recordingHttpClient, withEvidence, type EvidenceStore, type Exchange } from "../../fixtures/evidence.ts";
-import { ambiguousRetry, changesState, conformanceRetryPolicy, delayBefore, MAX_RETRY_AFTER_MS, mayHaveApplied, retryAfterMs } from "../../fixtures/retry.ts";
+import { recordingHttpClient, withEvidence, type EvidenceStore, type Exchange } from "../../fixtures/wire/evidence.ts";
+import { ambiguousRetry, changesState, conformanceRetryPolicy, delayBefore, MAX_RETRY_AFTER_MS, mayHaveApplied, retryAfterMs } from "../../fixtures/wire/retry.ts";
 
 const ex = (p: Partial<Exchange>): Exchange => ({ seq: 1, via: "sdk", method: "GET", url: "/c/b", requestHeaders: {}, responseHeaders: {}, ms: 1, ...p });
 

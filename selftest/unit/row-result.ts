@@ -1,7 +1,7 @@
 // A row's result as the engine hands it to judge/applyPin, for the unit tests
 // of expectations and version-aware pins: `observed`, and the signature a FAIL
 // with this message has.
-import { signatureOf, type RowResult, type Status } from "../../fixtures/engine.ts";
+import { signatureOf, type RowResult, type Status } from "../../fixtures/harness/engine.ts";
 
 export function result(id: string, observed: Status, message?: string): RowResult {
   return {

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { assert } from "chai";
 import { ROWS_INDEX, rowsIndex } from "../../bin/rows-index.ts";
-import { registeredRows } from "../../fixtures/registry.ts";
+import { registeredRows } from "../../fixtures/harness/registry.ts";
 
 describe("the rows index (catalogue/rows.tsv)", function () {
   let text = "";

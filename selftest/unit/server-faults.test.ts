@@ -1,15 +1,15 @@
 // Server faults and waits, without a target: rows whose requests are recorded
-// as a target would answer them (fixtures/evidence.ts recordRequest), run by
+// as a target would answer them (fixtures/wire/evidence.ts recordRequest), run by
 // the engine. A server error on every try, in both runs of a row, is FAIL
 // naming it; a fault a retry or the re-run gets past, throttling, a mix with
 // transport errors, or a fault the row only records decide nothing. Per-operation
 // `faults` pins, exit codes, and the waits: only answers decide.
 import { assert } from "chai";
-import { DEFAULT_RUN_OPTIONS, RowContext, RunContext, runRow, WaitTimeout, type RowDef } from "../../fixtures/engine.ts";
-import { persistentServerFaults, recordRequest } from "../../fixtures/evidence.ts";
-import { judge } from "../../fixtures/expectations.ts";
-import { isServerError, isThrottling, preconditionFailed, RowSignal } from "../../fixtures/signals.ts";
-import { resolveConnectionString } from "../../fixtures/target.ts";
+import { DEFAULT_RUN_OPTIONS, RowContext, RunContext, runRow, WaitTimeout, type RowDef } from "../../fixtures/harness/engine.ts";
+import { persistentServerFaults, recordRequest } from "../../fixtures/wire/evidence.ts";
+import { judge } from "../../fixtures/harness/expectations.ts";
+import { isServerError, isThrottling, preconditionFailed, RowSignal } from "../../fixtures/wire/signals.ts";
+import { resolveConnectionString } from "../../fixtures/wire/target.ts";
 import { exitCodeOf, failsRun, faultingOperations, undecidedReasons, type Exchange, type RowResult } from "../../model/result.ts";
 import { result } from "./row-result.ts";
 

@@ -7,10 +7,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
 import { loadAllSuites } from "../headless.ts";
-import { operationOf } from "../../fixtures/operations.ts";
+import { operationOf } from "../../fixtures/wire/operations.ts";
 import { ROOT } from "../../fixtures/paths.ts";
-import { registeredRows } from "../../fixtures/registry.ts";
-import { installedSdkSpecs, listedSurface, surfaceNameOf } from "../../fixtures/surface.ts";
+import { registeredRows } from "../../fixtures/harness/registry.ts";
+import { installedSdkSpecs, listedSurface, surfaceNameOf } from "../../fixtures/run/surface.ts";
 import type { Service } from "../../model/result.ts";
 import {
   classifierOperationOf,

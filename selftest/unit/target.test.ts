@@ -1,10 +1,10 @@
-// Target resolution (fixtures/target.ts) and run configuration
-// (fixtures/config.ts): every accepted form, and one clear line for each
+// Target resolution (fixtures/wire/target.ts) and run configuration
+// (fixtures/run/config.ts): every accepted form, and one clear line for each
 // malformed input.
 import { assert } from "chai";
-import { resolveConfig } from "../../fixtures/config.ts";
-import { autoConcurrency } from "../../fixtures/preflight.ts";
-import { ConfigError, DEV_KEY, resolveConnectionString, secretsOf } from "../../fixtures/target.ts";
+import { resolveConfig } from "../../fixtures/run/config.ts";
+import { autoConcurrency } from "../../fixtures/run/preflight.ts";
+import { ConfigError, DEV_KEY, resolveConnectionString, secretsOf } from "../../fixtures/wire/target.ts";
 
 const KEY = Buffer.from("not-the-dev-key-0123456789abcdef").toString("base64");
 

@@ -4,10 +4,10 @@
 // PRECONDITION_FAILED); per-operation pins keep it from failing the run; a
 // row that passed using a pinned operation is UNEXPECTED_PASS.
 import { assert } from "chai";
-import { judge } from "../../fixtures/expectations.ts";
-import { operationOf } from "../../fixtures/operations.ts";
-import { isTransportFault, isUnsupportedAnswer } from "../../fixtures/signals.ts";
-import { isFaulted } from "../../fixtures/evidence.ts";
+import { judge } from "../../fixtures/harness/expectations.ts";
+import { operationOf } from "../../fixtures/wire/operations.ts";
+import { isTransportFault, isUnsupportedAnswer } from "../../fixtures/wire/signals.ts";
+import { isFaulted } from "../../fixtures/wire/evidence.ts";
 import { failsRun, summarise, unsupportedOperations, type Exchange, type RowResult, type Service } from "../../model/result.ts";
 import { result } from "./row-result.ts";
 

@@ -5,9 +5,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assert } from "chai";
-import { signatureOf, type Pin } from "../../fixtures/engine.ts";
-import { judge, loadExpectations } from "../../fixtures/expectations.ts";
-import { ConfigError } from "../../fixtures/target.ts";
+import { signatureOf, type Pin } from "../../fixtures/harness/engine.ts";
+import { judge, loadExpectations } from "../../fixtures/harness/expectations.ts";
+import { ConfigError } from "../../fixtures/wire/target.ts";
 import { narrowBelow, pinApplies, pinInForce, serverVersion, serverVersions } from "../../model/versions.ts";
 import { result } from "./row-result.ts";
 import { applyReport, loadFiles, writeFiles } from "../../bin/expectations-update.ts";

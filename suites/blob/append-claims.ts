@@ -1,7 +1,7 @@
 // X-A, the append conditions as data: each row that sends an append
 // condition, the operation and header it is about, the code a failing value
 // gets, and whether the row sends a failing value, a holding one or both.
-// append.spec.ts runs the rows; selftest/mutants/append-conditions.ts
+// append.rows.ts runs the rows; selftest/mutants/append-conditions.ts
 // generates a mutant per claim from this table.
 
 export const APPENDPOS = "x-ms-blob-condition-appendpos";

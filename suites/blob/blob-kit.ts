@@ -1,11 +1,11 @@
 // Blob helpers shared by the blob suites: make a resource in a known state,
 // read it back, and derive condition dates from the server's own clock.
 import type { BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
-import { expectEqual, expectTrue } from "../../fixtures/assert.ts";
-import type { RowContext, RowDef } from "../../fixtures/engine.ts";
-import { currentEvidence } from "../../fixtures/evidence.ts";
-import { allAnswered } from "../../fixtures/signals.ts";
-import { claimAt } from "../../fixtures/locations.ts";
+import { expectEqual, expectTrue } from "../../fixtures/harness/assert.ts";
+import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
+import { currentEvidence } from "../../fixtures/wire/evidence.ts";
+import { allAnswered } from "../../fixtures/wire/signals.ts";
+import { claimAt } from "../../fixtures/harness/locations.ts";
 
 export const blobSource = (rest: string) => `seed: table of blob operations; REST: ${rest}`;
 export const containerSource = (rest: string) => `seed: table of container operations; REST: ${rest}`;
@@ -80,7 +80,7 @@ export function blobOpClaim(slug: string): BlobOpClaim {
   return c;
 }
 
-/** The code that checks one T2 row's ETag cell (its conditional cell is generated: conditional.spec.ts). */
+/** The code that checks one T2 row's ETag cell (its conditional cell is generated: conditional.rows.ts). */
 export interface BlobOpTests {
   etag(t: RowContext): Promise<void>;
 }

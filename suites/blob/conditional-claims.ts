@@ -1,11 +1,11 @@
 // C Conditional requests in detail: the T1 and T2 "Accepts conditional
 // headers" cells as data. One entry per operation: what the seed says, which
 // headers the REST page accepts, its kind, the raw request that performs it and
-// the change a permitted write leaves behind. conditional.spec.ts generates the
+// the change a permitted write leaves behind. conditional.rows.ts generates the
 // rows `<row>/conditional/<header>` from this table, and
 // selftest/mutants/conditional.ts a family of mutants per cell.
-import type { MatrixCell } from "../../fixtures/registry.ts";
-import { claimAt } from "../../fixtures/locations.ts";
+import type { MatrixCell } from "../../fixtures/harness/registry.ts";
+import { claimAt } from "../../fixtures/harness/locations.ts";
 import { op, type BlobOperation } from "./operations.ts";
 
 export { BLOCK_ID, LEASE_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type ResourceState, type Subject } from "./operations.ts";

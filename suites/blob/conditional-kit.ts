@@ -1,11 +1,11 @@
-// What the generated conditional cells (conditional.spec.ts) stand on: a
+// What the generated conditional cells (conditional.rows.ts) stand on: a
 // resource with a history (a client reads its validators, another writer
 // changes it at least one second later by the server's clock), its full state
 // read back, and the header values section C prescribes.
 import type { BlobClient, ContainerClient } from "@azure/storage-blob";
-import { expectDate, expectPresent, expectRawStatus, expectTrue } from "../../fixtures/assert.ts";
-import type { RowContext } from "../../fixtures/engine.ts";
-import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
+import { expectDate, expectPresent, expectRawStatus, expectTrue } from "../../fixtures/harness/assert.ts";
+import type { RowContext } from "../../fixtures/harness/engine.ts";
+import { allAnswered, preconditionFailed } from "../../fixtures/wire/signals.ts";
 import { blobPath, newBlockBlob, newPageBlob } from "./blob-kit.ts";
 import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type Cell, type CondHeader, type ResourceState, type Subject } from "./conditional-claims.ts";
 

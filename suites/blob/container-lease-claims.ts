@@ -1,11 +1,11 @@
 // The container operations that carry a container lease's ID (catalogue L,
 // blob/container-lease/ops/<op>): how each is sent, what it answers when it
-// succeeds and how its effect shows. container-lease.spec.ts generates its rows
+// succeeds and how its effect shows. container-lease.rows.ts generates its rows
 // from them, selftest/mutants/container-lease-ops.ts its mutants.
-import { expectEqual, expectTrue } from "../../fixtures/assert.ts";
-import type { RowContext } from "../../fixtures/engine.ts";
-import type { RawResponse } from "../../fixtures/raw.ts";
-import { claimAt } from "../../fixtures/locations.ts";
+import { expectEqual, expectTrue } from "../../fixtures/harness/assert.ts";
+import type { RowContext } from "../../fixtures/harness/engine.ts";
+import type { RawResponse } from "../../fixtures/wire/raw.ts";
+import { claimAt } from "../../fixtures/harness/locations.ts";
 import type { LeaseTarget } from "./lease-kit.ts";
 
 export interface ContainerView {

@@ -1,13 +1,13 @@
 // T1 Container operations (the seed's table of container operations), as
 // data: one entry per row, what the article says of its ETag. The rows
-// (container-ops.spec.ts), the matrix and the generated mutants
+// (container-ops.rows.ts), the matrix and the generated mutants
 // (selftest/mutants/etag-claims.ts) come from it; its conditional column is in
 // conditional-claims.ts.
-import { claimAt } from "../../fixtures/locations.ts";
+import { claimAt } from "../../fixtures/harness/locations.ts";
 
 export interface ContainerOpClaim {
   slug: string;
-  /** The REST operation (as fixtures/operations.ts names requests). */
+  /** The REST operation (as fixtures/wire/operations.ts names requests). */
   operation: string;
   /** The seed's "Returns ETag value". */
   etag: boolean;

@@ -1,9 +1,9 @@
 // X-U, the conditions of the From-URL operations as data: each operation's
 // record (operations.ts) and, per side (source, destination) and header, the
 // refusal the catalogue gives, live-recorded where it could be, a documented
-// choice where not (`disputed`). from-url.spec.ts generates a row per cell;
+// choice where not (`disputed`). from-url.rows.ts generates a row per cell;
 // selftest/mutants/from-url.ts a mutant family per cell.
-import { claimAt, type ClaimRef } from "../../fixtures/locations.ts";
+import { claimAt, type ClaimRef } from "../../fixtures/harness/locations.ts";
 import { HEADERS, type CondHeader } from "./conditional-claims.ts";
 import { op, type BlobOperation } from "./operations.ts";
 

@@ -4,11 +4,11 @@
 import { randomUUID } from "node:crypto";
 import { AssertionError } from "chai";
 import type { BlobClient, BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
-import { answerDate, expectDate, expectEqual, expectPresent, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
-import { WaitTimeout, type RowContext } from "../../fixtures/engine.ts";
-import { answerDatesSince, currentEvidence } from "../../fixtures/evidence.ts";
-import type { RawResponse } from "../../fixtures/raw.ts";
-import { allAnswered, preconditionFailed } from "../../fixtures/signals.ts";
+import { answerDate, expectDate, expectEqual, expectPresent, expectRawStatus, expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
+import { WaitTimeout, type RowContext } from "../../fixtures/harness/engine.ts";
+import { answerDatesSince, currentEvidence } from "../../fixtures/wire/evidence.ts";
+import type { RawResponse } from "../../fixtures/wire/raw.ts";
+import { allAnswered, preconditionFailed } from "../../fixtures/wire/signals.ts";
 import { newBlockBlob } from "./blob-kit.ts";
 
 export const guid = (): string => randomUUID();

@@ -2,14 +2,14 @@
 // operation with its kind, the request that performs it (carrying the lease ID
 // when given) and what it leaves behind, and the outcome the catalogue gives
 // for each case: on a leased blob without the ID, with the right ID, with a
-// wrong ID, and with an ID on an unleased blob. lease-ops.spec.ts runs them;
-// lease-ops-conditions.spec.ts and the mutants are generated from them too.
+// wrong ID, and with an ID on an unleased blob. lease-ops.rows.ts runs them;
+// lease-ops-conditions.rows.ts and the mutants are generated from them too.
 import type { BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
-import { expectEqual, expectTrue } from "../../fixtures/assert.ts";
-import type { RowContext } from "../../fixtures/engine.ts";
-import type { RawResponse } from "../../fixtures/raw.ts";
-import { preconditionFailed } from "../../fixtures/signals.ts";
-import { claimAt } from "../../fixtures/locations.ts";
+import { expectEqual, expectTrue } from "../../fixtures/harness/assert.ts";
+import type { RowContext } from "../../fixtures/harness/engine.ts";
+import type { RawResponse } from "../../fixtures/wire/raw.ts";
+import { preconditionFailed } from "../../fixtures/wire/signals.ts";
+import { claimAt } from "../../fixtures/harness/locations.ts";
 import type { BlobSnapshot, LeaseTarget } from "./lease-kit.ts";
 import { CLAIMS, cellsOf } from "./conditional-claims.ts";
 

@@ -1,10 +1,10 @@
 // The lease outcome table (catalogue L, REST "Lease Blob" and "Lease
 // Container"): action × lease state → status, code, the state read back and
 // who holds the lease. One source of truth for both resources:
-// lease-state.spec.ts checks it cell by cell on blobs and on containers, the
-// lease model (lease-model.spec.ts) uses it as its transition table, and
+// lease-state.rows.ts checks it cell by cell on blobs and on containers, the
+// lease model (lease-model.rows.ts) uses it as its transition table, and
 // selftest/mutants/lease-cells.ts generates a mutant per cell.
-import { claimAt } from "../../fixtures/locations.ts";
+import { claimAt } from "../../fixtures/harness/locations.ts";
 import { SHORTEST as SHORTEST_LEASE, type LeaseState, type LeaseTarget, type StatedLease } from "./lease-kit.ts";
 
 /** The table's actions, in its row order. A = the holder's ID, B = another ID. */

@@ -1,13 +1,13 @@
 // One record per REST operation of the blob service that a claim table
-// names: its REST name (as fixtures/operations.ts classifies a request: the
+// names: its REST name (as fixtures/wire/operations.ts classifies a request: the
 // mutants find an operation's requests by it), the slug its rows' IDs use,
 // the resource it acts on, its kind, the raw request that performs it, and
 // what it leaves behind (a write's effect, a read's reply). The claim tables
 // (the conditional columns of T1/T2, the tag predicates of X-T, the From-URL
 // conditions of X-U) add what they claim about an operation beside its
 // record; adding or correcting an operation is one edit here.
-import { operationFamily } from "../../fixtures/operations.ts";
-import type { RawRequest, RawResponse } from "../../fixtures/raw.ts";
+import { operationFamily } from "../../fixtures/wire/operations.ts";
+import type { RawRequest, RawResponse } from "../../fixtures/wire/raw.ts";
 
 /** Where a cell's request goes. */
 export interface Subject {
@@ -41,7 +41,7 @@ export interface ResourceState {
 export interface BlobOperation {
   /** The operation in row IDs, e.g. `put-blob`. */
   slug: string;
-  /** REST reference name, as fixtures/operations.ts names a request. */
+  /** REST reference name, as fixtures/wire/operations.ts names a request. */
   operation: string;
   resource: "container" | "block-blob" | "page-blob" | "append-blob";
   kind: "read" | "write";

@@ -1,8 +1,8 @@
 // X-S, the page-blob sequence-number conditions as data: the two page writes
 // and the three conditions, each with its holding and failing value around
-// N (the number each cell sets first). page-sequence.spec.ts generates a row
+// N (the number each cell sets first). page-sequence.rows.ts generates a row
 // per cell; selftest/mutants/page-sequence.ts a mutant family per cell.
-import { claimAt, type ClaimRef } from "../../fixtures/locations.ts";
+import { claimAt, type ClaimRef } from "../../fixtures/harness/locations.ts";
 
 export const S = "blob/page-sequence/";
 /** The sequence number every cell sets before it writes. */

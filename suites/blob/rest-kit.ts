@@ -4,10 +4,10 @@
 // the property the row is about) to show a refusal changed nothing.
 import { BlobSASPermissions, generateBlobSASQueryParameters, StorageSharedKeyCredential, type BlobClient, type ContainerClient } from "@azure/storage-blob";
 import { createHash } from "node:crypto";
-import { expectPresent, expectRawStatus, expectSent, expectTrue } from "../../fixtures/assert.ts";
-import type { RowContext, RowDef } from "../../fixtures/engine.ts";
-import { isRecordedRequestHeader } from "../../fixtures/evidence.ts";
-import type { RawResponse } from "../../fixtures/raw.ts";
+import { expectPresent, expectRawStatus, expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
+import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
+import { isRecordedRequestHeader } from "../../fixtures/wire/evidence.ts";
+import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { lastSent } from "./blob-kit.ts";
 import type { BlobOperation, Subject } from "./operations.ts";
 

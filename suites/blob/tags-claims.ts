@@ -1,8 +1,8 @@
 // X-T, the operations that take `x-ms-if-tags` as data: each is its record
-// (operations.ts) and what the refusal leaves to read back. tags.spec.ts
+// (operations.ts) and what the refusal leaves to read back. tags.rows.ts
 // generates a row per entry; selftest/mutants/tag-conditions.ts a mutant
 // family per entry.
-import { claimAt, type ClaimRef } from "../../fixtures/locations.ts";
+import { claimAt, type ClaimRef } from "../../fixtures/harness/locations.ts";
 import { op, type BlobOperation } from "./operations.ts";
 
 export const T = "blob/tags/";

@@ -2,10 +2,10 @@
 // back (content, ETag, metadata, lease), list a directory, and send FileREST
 // requests raw for the headers the SDK does not expose (If-Match).
 import type { ShareDirectoryClient, ShareFileClient, ShareServiceClient } from "@azure/storage-file-share";
-import { expectNotEvaluated, expectRefused, expectSent } from "../../fixtures/assert.ts";
-import { currentEvidence } from "../../fixtures/evidence.ts";
-import type { RowContext } from "../../fixtures/engine.ts";
-import type { RawResponse } from "../../fixtures/raw.ts";
+import { expectNotEvaluated, expectRefused, expectSent } from "../../fixtures/harness/assert.ts";
+import { currentEvidence } from "../../fixtures/wire/evidence.ts";
+import type { RowContext } from "../../fixtures/harness/engine.ts";
+import type { RawResponse } from "../../fixtures/wire/raw.ts";
 
 export const fileSource = (rest: string) => `seed: file section; REST: ${rest}`;
 

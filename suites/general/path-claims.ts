@@ -2,12 +2,12 @@
 // the paths that hand out a resource's validators or state besides its own
 // read (a listing, a batch's sub-responses, a peek, a copy's or a snapshot's
 // answer, a query) as data. Each entry says what the path shows, item by
-// item, and how it looks on the wire; paths.spec.ts runs the rows, and
+// item, and how it looks on the wire; paths.rows.ts runs the rows, and
 // selftest/mutants/paths.ts generates, for each path and each thing it shows,
 // a target that serves it stale (and, for a listing, one that keeps listing
 // what was deleted and one that misses what is new).
 import type { Level, Service } from "../../model/result.ts";
-import type { WireRequest } from "../../fixtures/operations.ts";
+import type { WireRequest } from "../../fixtures/wire/operations.ts";
 
 /** What the path shows of an item, and where on the wire. */
 export interface PathField {

@@ -2,15 +2,15 @@
 // container or an entity gives it a new ETag and, when it comes at least one
 // second after the previous change by the server's clock, a later
 // Last-Modified (an entity's Timestamp). The writes as data, one row each
-// (validators.spec.ts, `general/validators-advance/<write>`), and one pair of
+// (validators.rows.ts, `general/validators-advance/<write>`), and one pair of
 // generated mutants each (selftest/mutants/validators.ts: the ETag does not
 // change; Last-Modified does not advance).
 import type { Service } from "../../model/result.ts";
-import { claimAt } from "../../fixtures/locations.ts";
+import { claimAt } from "../../fixtures/harness/locations.ts";
 
 export interface ValidatorWrite {
   slug: string;
-  /** The REST operation (fixtures/operations.ts names; a family covers its sub-actions). */
+  /** The REST operation (fixtures/wire/operations.ts names; a family covers its sub-actions). */
   operation: string;
   service: Service;
   resource: "blob" | "page-blob" | "container" | "entity";

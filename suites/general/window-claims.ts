@@ -6,8 +6,8 @@
 // and how it looks on the wire (which request opens it, the parameter that
 // sets its length, where the answer states its end), from which
 // selftest/mutants/windows.ts generates a target that ends it early and the
-// legal variation that ends it one second late. windows.spec.ts runs them.
-import type { WireRequest } from "../../fixtures/operations.ts";
+// legal variation that ends it one second late. windows.rows.ts runs them.
+import type { WireRequest } from "../../fixtures/wire/operations.ts";
 import type { Level, Service } from "../../model/result.ts";
 
 export type WindowKind = "break-period" | "lease-expiry" | "get-visibility" | "update-visibility" | "put-visibility" | "message-ttl";

@@ -4,8 +4,8 @@
 // first relaxation that explains a failing history names the broken rule.
 // No target here: it reads a recorded history only.
 import { AssertionError } from "chai";
-import { checkLinearizable, type Operation } from "../../fixtures/linearizability.ts";
-import { RowSignal } from "../../fixtures/signals.ts";
+import { checkLinearizable, type Operation } from "../../fixtures/harness/linearizability.ts";
+import { RowSignal } from "../../fixtures/wire/signals.ts";
 import { messageModel, RELAXATIONS, SLACK_MS, UNEXPLAINED, type MsgInput, type MsgOutput, type MsgState, type Relax } from "./delivery-reference.ts";
 
 export interface Delivered {

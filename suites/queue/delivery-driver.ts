@@ -6,8 +6,8 @@
 import { performance } from "node:perf_hooks";
 import { AssertionError } from "chai";
 import type { QueueClient } from "@azure/storage-queue";
-import type { RowContext } from "../../fixtures/engine.ts";
-import { isTransportFault, RowSignal } from "../../fixtures/signals.ts";
+import type { RowContext } from "../../fixtures/harness/engine.ts";
+import { isTransportFault, RowSignal } from "../../fixtures/wire/signals.ts";
 import { granted, ok, usable, type Event } from "./delivery-check.ts";
 import { LAPSED_MS, SLACK_MS } from "./delivery-reference.ts";
 import { RECEIVERS, TTLS, type Step } from "./delivery-plan.ts";

@@ -4,7 +4,7 @@
 // the state it leaves. No target, no clock and no run control here:
 // delivery-check.ts judges each message's recorded history against it, and
 // selftest/unit/delivery-reference.test.ts checks it without a target.
-import type { Model } from "../../fixtures/linearizability.ts";
+import type { Model } from "../../fixtures/harness/linearizability.ts";
 
 /** The server's clocks have one-second granularity: Date and TimeNextVisible may disagree by this much. */
 export const SLACK_MS = 1000;

@@ -6,7 +6,7 @@
 // value is what a read returns, and a stale If-Match is not evaluated;
 // selftest/mutants/queue-claims.ts generates a target breaking each.
 
-/** The REST operations (as fixtures/operations.ts names requests) the queue/no-etag row makes. */
+/** The REST operations (as fixtures/wire/operations.ts names requests) the queue/no-etag row makes. */
 export const QUEUE_OPERATIONS = [
   "Create Queue",
   "Set Queue Metadata",
@@ -22,7 +22,7 @@ export const QUEUE_OPERATIONS = [
   "Get Queue Service Properties",
 ];
 
-/** The last-writer-wins rows (last-writer-wins.spec.ts, messages.spec.ts): the write each is about. */
+/** The last-writer-wins rows (last-writer-wins.rows.ts, messages.rows.ts): the write each is about. */
 export const LAST_WRITER_WINS = [
   { row: "queue/queue-metadata/last-writer-wins", operation: "Set Queue Metadata" },
   { row: "queue/queue-acl/last-writer-wins", operation: "Set Queue ACL" },

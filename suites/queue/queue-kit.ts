@@ -2,10 +2,10 @@
 // PopReceipt / TimeNextVisible / DequeueCount), peeks, the stale-receipt
 // refusals, and a lock for the account-wide service properties.
 import type { QueueClient } from "@azure/storage-queue";
-import { answerDate, eachVariation, expectEqual, expectTrue, refusalOf, type Refusal } from "../../fixtures/assert.ts";
-import type { RowContext } from "../../fixtures/engine.ts";
-import type { RawResponse } from "../../fixtures/raw.ts";
-import { rethrowIfFault } from "../../fixtures/signals.ts";
+import { answerDate, eachVariation, expectEqual, expectTrue, refusalOf, type Refusal } from "../../fixtures/harness/assert.ts";
+import type { RowContext } from "../../fixtures/harness/engine.ts";
+import type { RawResponse } from "../../fixtures/wire/raw.ts";
+import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
 
 export const queueSource = (rest: string) => `seed: queue section; REST: ${rest}`;
 

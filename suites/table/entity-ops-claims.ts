@@ -1,12 +1,12 @@
 // TB Table entities (the seed's table of entity operations), as data: one
 // entry per row, what the article says of its ETag and of If-Match. The rows
-// (entity-ops.spec.ts), the matrix and the generated mutants
+// (entity-ops.rows.ts), the matrix and the generated mutants
 // (selftest/mutants/etag-claims.ts, entity-if-match.ts) come from it.
-import { claimAt } from "../../fixtures/locations.ts";
+import { claimAt } from "../../fixtures/harness/locations.ts";
 
 export interface EntityOpClaim {
   slug: string;
-  /** The REST operation (as fixtures/operations.ts names requests). */
+  /** The REST operation (as fixtures/wire/operations.ts names requests). */
   operation: string;
   /** The seed's "Returns ETag value". */
   etag: boolean;

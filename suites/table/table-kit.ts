@@ -4,11 +4,11 @@
 // SDK sends `*` for deletes in a batch and parses sub-responses loosely).
 import { randomUUID } from "node:crypto";
 import type { TableClient, TableEntityResult } from "@azure/data-tables";
-import { expectSent, expectTrue } from "../../fixtures/assert.ts";
-import type { RowContext } from "../../fixtures/engine.ts";
-import { currentEvidence } from "../../fixtures/evidence.ts";
-import type { RawResponse } from "../../fixtures/raw.ts";
-import { rethrowIfFault } from "../../fixtures/signals.ts";
+import { expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
+import type { RowContext } from "../../fixtures/harness/engine.ts";
+import { currentEvidence } from "../../fixtures/wire/evidence.ts";
+import type { RawResponse } from "../../fixtures/wire/raw.ts";
+import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
 
 export const entitySource = (rest: string) => `seed: table of entity operations; REST: ${rest}`;
 
