@@ -57,13 +57,14 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
  * to tell (a window's late probe answered in its last second, a renewed lease
  * or a break period run out before the check was answered, concurrent reads
  * that did not overlap the writes: PRECONDITION_FAILED;
- * a request that got no answer within its timeout: INCONCLUSIVE), on a machine
+ * a request that got no answer within its timeout or had its connection reset,
+ * a row that reached no verdict within its time: INCONCLUSIVE), on a machine
  * the self-tests saturate. Runs compared for equal verdicts leave such a row
  * out on both sides; any other difference still counts.
  */
 export const tooLateToTell = (r: { status: string; message?: string } | undefined): boolean =>
   (r?.status === "PRECONDITION_FAILED" && /too slow a target to tell|no time left to tell|ran out before the (state|holder)|reads did not overlap the writes/.test(r.message ?? "")) ||
-  (r?.status === "INCONCLUSIVE" && /ETIMEDOUT: no answer within \d+ ms/.test(r.message ?? ""));
+  (r?.status === "INCONCLUSIVE" && /ETIMEDOUT: no answer within \d+ ms|ECONNRESET|no verdict within \d+ s/.test(r.message ?? ""));
 
 /**
  * The rows of these reports too late to tell (above) in any of them, and the
