@@ -1,7 +1,8 @@
 // `npm run bench`: runs the full suite against the embedded Azurite several
 // times and prints, per run and as medians: wall time, the longest mandated
 // wait in the run, the floor (that wait + Azurite's start), their ratio, the
-// request count, and peak memory (RSS of the suite plus its Azurite child).
+// request count, the CPU it cost and peak memory (user + system CPU and RSS of
+// the suite plus its Azurite child).
 // Also compares the runs' verdicts (flakiness). With --latency, also the
 // critical path: the row whose mandated waits plus sequential requests ×
 // latency is longest, next to the wall time achieved. With --beside N, each
@@ -29,30 +30,55 @@ const program = new Command()
   .parse();
 const opts = program.opts<{ runs: string; args: string; out: string; latency?: string; beside: string }>();
 
-function rssOfTree(rootPid: number): number {
-  // Sum VmRSS over the process and its descendants, from /proc.
+/** The process and its descendants, by pid. */
+function treeOf(rootPid: number): number[] {
   const children = new Map<number, number[]>();
-  const rss = new Map<number, number>();
   for (const d of readdirSync("/proc")) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const status = readFileSync(`/proc/${d}/status`, "utf8");
-      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1]);
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      rss.set(Number(d), kb);
+      const ppid = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, "utf8"))?.[1]);
       children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
     } catch {
       /* process gone */
     }
   }
-  let total = 0;
+  const out: number[] = [];
   const stack = [rootPid];
   while (stack.length) {
     const p = stack.pop()!;
-    total += rss.get(p) ?? 0;
+    out.push(p);
     stack.push(...(children.get(p) ?? []));
   }
-  return total * 1024;
+  return out;
+}
+
+const TICKS_PER_S = 100;
+/**
+ * CPU seconds (user + system) each process of a tree has used so far, by pid:
+ * sampled while the run lasts, the last sample of each process counts (the
+ * run's own process and its Azurite child live the whole run).
+ */
+function sampleCpu(rootPid: number, seen: Map<number, number>): void {
+  for (const pid of treeOf(rootPid)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      seen.set(pid, (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S);
+    } catch {
+      /* process gone */
+    }
+  }
+}
+
+function rssOfTree(rootPid: number): number {
+  let kb = 0;
+  for (const pid of treeOf(rootPid)) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+    } catch {
+      /* process gone */
+    }
+  }
+  return kb * 1024;
 }
 
 interface RunFigures {
@@ -62,6 +88,8 @@ interface RunFigures {
   ratio: number;
   requests: number;
   peakRssMb: number;
+  /** CPU seconds, user + system, of the run and its embedded Azurite. */
+  cpuS: number;
   exitCode: number;
   verdicts: Record<string, string>;
   /** Rows not as expected: FAIL, UNEXPECTED_PASS, INCONCLUSIVE, with their messages. */
@@ -123,7 +151,11 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
   const t0 = Date.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
   let peak = 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssOfTree(child.pid!))), 200);
+  const cpu = new Map<number, number>();
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssOfTree(child.pid!));
+    sampleCpu(child.pid!, cpu);
+  }, 200);
   const exitCode = await new Promise<number>((r) => child.on("exit", (c) => r(c ?? 1)));
   clearInterval(sampler);
   const wallMs = Date.now() - t0;
@@ -144,6 +176,7 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
     ratio: Math.round((wallMs / floorMs) * 100) / 100,
     requests,
     peakRssMb: Math.round(peak / 1024 / 1024),
+    cpuS: Math.round([...cpu.values()].reduce((a, b) => a + b, 0) * 10) / 10,
     exitCode,
     verdicts: Object.fromEntries(report.results.map((r) => [r.id, `${r.status} ${r.signature ?? ""}`.trim()])),
     unexpected: report.results.filter((r) => ["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE"].includes(r.status)).map((r) => `${r.id}: ${r.status}: ${(r.message ?? "").split("\n")[0].slice(0, 200)}`),
@@ -165,7 +198,7 @@ for (let i = 1; i <= Number(opts.runs); i++) {
     besideUnexpected.push(...o.unexpected.map((u) => `run ${i}.${k + 1}: ${u}`));
   }
   console.log(
-    `run ${i}: wall ${(r.wallMs / 1000).toFixed(1)} s, longest wait ${r.longestWaitS} s, floor ${((r.longestWaitS * 1000 + azuriteStartMs) / 1000).toFixed(1)} s, ratio ${r.ratio}, ${r.requests} requests, peak RSS ${r.peakRssMb} MB, exit ${r.exitCode}`,
+    `run ${i}: wall ${(r.wallMs / 1000).toFixed(1)} s, longest wait ${r.longestWaitS} s, floor ${((r.longestWaitS * 1000 + azuriteStartMs) / 1000).toFixed(1)} s, ratio ${r.ratio}, ${r.requests} requests, CPU ${r.cpuS} s, peak RSS ${r.peakRssMb} MB, exit ${r.exitCode}`,
   );
 }
 let latency: { latencyMs: number; baselineWallS: number; withLatencyWallS: number; ratio: number; criticalPath?: string } | undefined;
@@ -209,6 +242,7 @@ const summary = {
   medianRatio: median(runs.map((r) => r.ratio)),
   medianRequests: median(runs.map((r) => r.requests)),
   peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
+  medianCpuS: median(runs.map((r) => r.cpuS)),
   identicalVerdicts: `${identical}/${runs.length}`,
   beside,
   notAsExpected: [...runs.flatMap((r, i) => r.unexpected.map((u) => `run ${i + 1}: ${u}`)), ...besideUnexpected],
@@ -221,7 +255,7 @@ if (identical !== runs.length) {
   }
 }
 console.log(
-  `median: wall ${summary.medianWallS.toFixed(1)} s, longest wait ${summary.longestWaitS} s + Azurite start ${summary.azuriteStartS.toFixed(1)} s, ratio ${summary.medianRatio}, ${summary.medianRequests} requests, peak RSS ${summary.peakRssMb} MB, identical verdicts ${summary.identicalVerdicts}${beside ? `, ${beside} full run(s) beside each` : ""}, ${summary.notAsExpected.length} row(s) not as expected`,
+  `median: wall ${summary.medianWallS.toFixed(1)} s, longest wait ${summary.longestWaitS} s + Azurite start ${summary.azuriteStartS.toFixed(1)} s, ratio ${summary.medianRatio}, ${summary.medianRequests} requests, CPU ${summary.medianCpuS} s, peak RSS ${summary.peakRssMb} MB, identical verdicts ${summary.identicalVerdicts}${beside ? `, ${beside} full run(s) beside each` : ""}, ${summary.notAsExpected.length} row(s) not as expected`,
 );
 mkdirSync(join(ROOT, "reports"), { recursive: true });
 writeFileSync(resolve(ROOT, opts.out), JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, paths: _p, unexpected: _u, ...r }) => r) }, null, 2) + "\n");
