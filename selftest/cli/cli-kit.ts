@@ -64,7 +64,7 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
  */
 export const tooLateToTell = (r: { status: string; message?: string } | undefined): boolean =>
   (r?.status === "PRECONDITION_FAILED" && /too slow a target to tell|no time left to tell|ran out before the (state|holder)|reads did not overlap the writes/.test(r.message ?? "")) ||
-  (r?.status === "INCONCLUSIVE" && /ETIMEDOUT: no answer within \d+ ms|ECONNRESET|no verdict within \d+ s/.test(r.message ?? ""));
+  (r?.status === "INCONCLUSIVE" && /ETIMEDOUT: no answer within \d+ ms|ECONNRESET|no verdict within \d+ s|did not finish within its time limit/.test(r.message ?? ""));
 
 /**
  * The rows of these reports too late to tell (above) in any of them, and the
