@@ -115,6 +115,51 @@ export async function snapshotOf(b: BlockBlobClient | PageBlobClient): Promise<{
   return { content: s.content, etag: s.etag, metadata: s.metadata };
 }
 
+export interface BlobSnapshot {
+  exists: boolean;
+  content?: string;
+  etag?: string;
+  contentType?: string;
+  metadata?: Record<string, string>;
+  uncommitted?: string[];
+  snapshots?: number;
+}
+
+async function snapshotCount(b: BlockBlobClient | PageBlobClient, container: ContainerClient): Promise<number> {
+  let snaps = 0;
+  for await (const item of container.listBlobsFlat({ prefix: b.name, includeSnapshots: true })) if (item.name === b.name && item.snapshot) snaps++;
+  return snaps;
+}
+
+/**
+ * Everything a refused write could have changed, read back from the target.
+ * The reads are independent, so they go out together; a missing blob answers
+ * 404 to them.
+ */
+export async function blobSnapshot(b: BlockBlobClient | PageBlobClient, container: ContainerClient, kind: "block" | "page"): Promise<BlobSnapshot> {
+  try {
+    const [props, body, list, snapshots] = await allAnswered([
+      b.getProperties(),
+      b.downloadToBuffer(),
+      kind === "block" ? (b as BlockBlobClient).getBlockList("uncommitted") : undefined,
+      snapshotCount(b, container),
+    ]);
+    const out: BlobSnapshot = {
+      exists: true,
+      content: kind === "page" ? body.toString("base64") : body.toString("utf8"),
+      etag: props.etag,
+      contentType: props.contentType,
+      metadata: props.metadata ?? {},
+    };
+    if (list) out.uncommitted = (list.uncommittedBlocks ?? []).map((x) => x.name);
+    out.snapshots = snapshots;
+    return out;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return { exists: false };
+    throw err;
+  }
+}
+
 /**
  * Field by field: the resource read back equals what it was. Messages name the
  * field only where its value varies run to run (ETag, dates).

@@ -3,12 +3,12 @@
 // lease state read back from the target, and blobs put into each lease state.
 import { randomUUID } from "node:crypto";
 import { AssertionError } from "chai";
-import type { BlobClient, BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
+import type { BlobClient, BlockBlobClient, ContainerClient } from "@azure/storage-blob";
 import { answerDate, expectDate, expectEqual, expectPresent, expectRawStatus, expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
 import { WaitTimeout, type RowContext } from "../../fixtures/harness/engine.ts";
 import { answerDatesSince, currentEvidence } from "../../fixtures/wire/evidence.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
-import { allAnswered, preconditionFailed } from "../../fixtures/wire/signals.ts";
+import { preconditionFailed } from "../../fixtures/wire/signals.ts";
 import { newBlockBlob } from "./blob-kit.ts";
 
 export const guid = (): string => randomUUID();
@@ -170,7 +170,6 @@ export function expectLeaseIdSent(what: string): void {
   expectSent(what, ex!.requestHeaders, "x-ms-lease-id");
 }
 
-/** Seconds from the server's Date header of `res`. */
 /** The server's clock in an answer (its Date header); an answer without one fails the row, naming what it lacks. */
 export const serverDate = (res: RawResponse): Date => new Date(expectDate("the answer's Date header", res.headers["date"]));
 
@@ -378,51 +377,6 @@ export async function beforeLapse(res: RawResponse, from: number, check: () => P
   } catch (err) {
     const ends = serverDate(res).getTime() + (SHORTEST - 1) * 1000;
     if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends)) preconditionFailed("a finite lease ran out before the state and the holder were checked");
-    throw err;
-  }
-}
-
-export interface BlobSnapshot {
-  exists: boolean;
-  content?: string;
-  etag?: string;
-  contentType?: string;
-  metadata?: Record<string, string>;
-  uncommitted?: string[];
-  snapshots?: number;
-}
-
-async function snapshotCount(b: BlockBlobClient | PageBlobClient, container: ContainerClient): Promise<number> {
-  let snaps = 0;
-  for await (const item of container.listBlobsFlat({ prefix: b.name, includeSnapshots: true })) if (item.name === b.name && item.snapshot) snaps++;
-  return snaps;
-}
-
-/**
- * Everything a refused write could have changed, read back from the target.
- * The reads are independent, so they go out together; a missing blob answers
- * 404 to them.
- */
-export async function blobSnapshot(b: BlockBlobClient | PageBlobClient, container: ContainerClient, kind: "block" | "page"): Promise<BlobSnapshot> {
-  try {
-    const [props, body, list, snapshots] = await allAnswered([
-      b.getProperties(),
-      b.downloadToBuffer(),
-      kind === "block" ? (b as BlockBlobClient).getBlockList("uncommitted") : undefined,
-      snapshotCount(b, container),
-    ]);
-    const out: BlobSnapshot = {
-      exists: true,
-      content: kind === "page" ? body.toString("base64") : body.toString("utf8"),
-      etag: props.etag,
-      contentType: props.contentType,
-      metadata: props.metadata ?? {},
-    };
-    if (list) out.uncommitted = (list.uncommittedBlocks ?? []).map((x) => x.name);
-    out.snapshots = snapshots;
-    return out;
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) return { exists: false };
     throw err;
   }
 }

@@ -10,7 +10,8 @@ import type { RowContext } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { preconditionFailed } from "../../fixtures/wire/signals.ts";
 import { claimAt } from "../../fixtures/harness/locations.ts";
-import type { BlobSnapshot, LeaseTarget } from "./lease-kit.ts";
+import type { BlobSnapshot } from "./blob-kit.ts";
+import type { LeaseTarget } from "./lease-kit.ts";
 import { CLAIMS, cellsOf } from "./conditional-claims.ts";
 
 export const P = "blob/lease-ops/";

@@ -10,10 +10,10 @@ import { eachVariation, expectRawStatus, expectSent, expectTrue } from "../../fi
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import type { RawRequest, RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
-import { expectUnchanged, lastSent, newBlockBlob } from "./blob-kit.ts";
+import { blobSnapshot, expectUnchanged, lastSent, newBlockBlob } from "./blob-kit.ts";
 import type { Cell, OpClaim } from "./conditional-claims.ts";
 import { headerValue, history, type History } from "./conditional-kit.ts";
-import { blobLeaseSource, blobSnapshot, blobTarget, guid, holdLease, type LeaseTarget } from "./lease-kit.ts";
+import { blobLeaseSource, blobTarget, guid, holdLease, type LeaseTarget } from "./lease-kit.ts";
 import { LEASED_CONDITIONAL, leaseOpAt } from "./lease-ops-claims.ts";
 
 const P = "blob/lease-ops/";

@@ -5,8 +5,8 @@
 import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds } from "../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
-import { newBlockBlob, newPageBlob } from "./blob-kit.ts";
-import { blobLeaseSource, blobSnapshot, blobTarget, expectLeaseIdSent, expectLeaseState, guid, holdLease, leaseAction } from "./lease-kit.ts";
+import { blobSnapshot, newBlockBlob, newPageBlob } from "./blob-kit.ts";
+import { blobLeaseSource, blobTarget, expectLeaseIdSent, expectLeaseState, guid, holdLease, leaseAction } from "./lease-kit.ts";
 import { CASE_TEXT, CASES, claim, leaseOpAt, OPS, P, type Case, type Fixture, type LeaseOp } from "./lease-ops-claims.ts";
 
 async function fixture(t: RowContext, op: LeaseOp): Promise<Fixture> {

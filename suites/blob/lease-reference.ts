@@ -6,7 +6,7 @@
 // write needs the holder's ID while the lease locks it; a container's
 // metadata write and property read are shared, an ID must be the holder's,
 // and an ID on an unleased container is refused). No target, no clock and
-// no run control here: lease-model.rows.ts drives a target with it, and
+// no run control here: lease-model-check.ts judges a target with it, and
 // selftest/unit/lease-reference.test.ts checks it against the table.
 import { cellOf, type Action, type LeaseResource } from "./lease-table.ts";
 import { REACQUIRE_TOLERANCE_MS, type LeaseState, type StatedLease } from "./lease-kit.ts";

@@ -17,7 +17,6 @@ import {
   acquireOverExpired,
   blobInState,
   blobLeaseSource,
-  blobSnapshot,
   blobTarget,
   checkLeaseState,
   containerLeaseSource,
@@ -43,7 +42,7 @@ import {
   type LeaseTarget,
   type StatedResource,
 } from "./lease-kit.ts";
-import { newBlockBlob } from "./blob-kit.ts";
+import { blobSnapshot, newBlockBlob } from "./blob-kit.ts";
 import {
   ACTION_LABEL,
   ACTIONS,

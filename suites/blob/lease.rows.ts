@@ -6,10 +6,9 @@ import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
-import { newBlockBlob } from "./blob-kit.ts";
+import { blobSnapshot, newBlockBlob } from "./blob-kit.ts";
 import {
   blobLeaseSource,
-  blobSnapshot,
   blobTarget,
   checkLeaseState,
   expectHolder,

@@ -13,9 +13,9 @@ import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { answerDatesSince, currentEvidence } from "../../fixtures/wire/evidence.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/wire/signals.ts";
-import { newBlockBlob } from "../blob/blob-kit.ts";
+import { blobSnapshot, newBlockBlob } from "../blob/blob-kit.ts";
 import { deleteRefused, req, view } from "../blob/container-lease-claims.ts";
-import { blobSnapshot, blobTarget, checkLeaseState, clockOf, containerTarget, guid, holdLease, leaseAction, readLease, serverDate, type LeaseTarget } from "../blob/lease-kit.ts";
+import { blobTarget, checkLeaseState, clockOf, containerTarget, guid, holdLease, leaseAction, readLease, serverDate, type LeaseTarget } from "../blob/lease-kit.ts";
 import { otherClient, peek, queueClock, queueWithMessage, rawDeleteMessage, rawGetMessages, rawPutMessage, rawUpdateMessage } from "../queue/queue-kit.ts";
 import { GRANULARITY_MS, LEGAL_LATE_MS, WINDOWS, type OpenWindow, type WindowClaim, type WindowKind } from "./window-claims.ts";
 

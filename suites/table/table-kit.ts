@@ -3,7 +3,7 @@
 // sends: none at all, malformed ones) and raw entity group transactions (the
 // SDK sends `*` for deletes in a batch and parses sub-responses loosely).
 import { randomUUID } from "node:crypto";
-import type { TableClient, TableEntityResult } from "@azure/data-tables";
+import type { TableClient, TableEntityResult, UpdateMode } from "@azure/data-tables";
 import { expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import { currentEvidence } from "../../fixtures/wire/evidence.ts";
@@ -34,6 +34,10 @@ export function userProps(e: Record<string, unknown>): Props {
   for (const k of Object.keys(e).sort()) if (!SYSTEM.has(k) && !k.includes("@odata")) out[k] = e[k] as string;
   return out;
 }
+
+export const entity = (rk: string, props: Props) => ({ partitionKey: PK, rowKey: rk, ...props });
+/** What a successful write of `props` leaves, by mode (Merge keeps properties it does not name). */
+export const written = (mode: UpdateMode, before: Props, props: Props): Props => userProps(mode === "Replace" ? props : { ...before, ...props });
 
 /** A fresh table holding one entity (PK, rk) with `props`. */
 export async function newEntity(t: RowContext, props: Props, rk = "rk"): Promise<{ table: TableClient; rk: string; etag: string }> {
