@@ -34,8 +34,12 @@ const T1_ROWS = [
 const KINDS: FaultKind[] = ["reset", "503", "stall"];
 /** Faults that a retry answers when they hit one request only. */
 const TRANSIENT_KINDS: FaultKind[] = ["reset", "503", "500", "stall"];
-const REQUEST_TIMEOUT_MS = 2000;
-const STALL_MS = 5000;
+/**
+ * Long enough for every answer of a loaded machine (at 2 s, requests no fault
+ * touched timed out at load 11 and left rows INCONCLUSIVE); a stall outlasts it.
+ */
+const REQUEST_TIMEOUT_MS = 6000;
+const STALL_MS = 10_000;
 const MAX_OTHER_TABLES = 8;
 
 await loadAllSuites();
