@@ -12,7 +12,8 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readF
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../fixtures/paths.ts";
-import { failsRun, faultingOperations, undecidedReasons, unsupportedOperations, type LackingOperation, type Report } from "../model/result.ts";
+import { failsRun, type Report } from "../model/result.ts";
+import { faultingOperations, undecidedReasons, unsupportedOperations, type LackingOperation } from "../model/lacking.ts";
 import { docClaims } from "../reporters/badge.ts";
 import { runMain } from "./cli-kit.ts";
 

@@ -5,7 +5,8 @@
 // wrong with it, and the kind of step) says so before any table does. Pure:
 // it reads results only (their unsupported operations, server faults,
 // failure data and evidence).
-import { inconclusiveReason, type Cause, type Exchange, type FailureSignature, type RowResult } from "./result.ts";
+import type { Cause, Exchange, FailureSignature, RowResult } from "./result.ts";
+import { inconclusiveReason } from "./lacking.ts";
 
 export type { Cause } from "./result.ts";
 

@@ -1,6 +1,7 @@
 // Console output: one line per row in catalogue order as the verdicts come,
 // then the summary. The last line is always `N passed, N failed, N skipped`.
-import { failsRun, faultingOperations, leavesRunIncomplete, SAS_SIGNATURE, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
+import { failsRun, leavesRunIncomplete, SAS_SIGNATURE, STATUSES, type Report, type RowResult } from "../model/result.ts";
+import { faultingOperations, undecidedReasons, unsupportedOperations, type LackingOperation } from "../model/lacking.ts";
 import type { Progress } from "./progress.ts";
 import { isBeyondArticle, sectionRank } from "../model/matrix.ts";
 import { showCause } from "../model/causes.ts";

@@ -10,10 +10,11 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
-import { basisText, cellResults, cellVerdict } from "./markdown.ts";
 import { causeOfRow } from "../model/causes.ts";
+import { basisText, causeRank, cellResults, cellVerdict } from "../model/cells.ts";
 import { NOT_SENT_TEXT, surfaceLine, surfaceSummary } from "./surface.ts";
-import { failsRun, faultingOperations, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult, type Status } from "../model/result.ts";
+import { failsRun, STATUSES, type Report, type RowResult, type Status } from "../model/result.ts";
+import { faultingOperations, undecidedReasons, unsupportedOperations, type LackingOperation } from "../model/lacking.ts";
 
 /** Escapes text for HTML element content and double- or single-quoted attributes. */
 export function esc(value: unknown): string {
@@ -171,7 +172,7 @@ function matrix(section: MatrixSection, byId: Map<string, RowResult>, causes: Ma
       const worst = cellVerdict(rs);
       statuses.push(worst?.status);
       const st = worst?.status ?? "NOT_RUN";
-      const rank = worst && worst.status !== "PASS" ? causes.get(worst.id) : undefined;
+      const rank = causeRank(worst, causes);
       return (
         `<td class="cell ${cls(st)}" data-id="${esc(cell.id)}" data-status="${esc(st)}"><details><summary><b>${esc(cell.claim)}</b> ${badge(st)}</summary>` +
         `${detailsOf(rs, cell.id)}</details>${rank ? ` <a class="meta" href="#cause-${rank}">cause ${rank}</a>` : ""}${subVerdicts(cell, byId, statuses)}</td>`

@@ -6,7 +6,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import junit, { type Builder } from "junit-report-builder";
-import { failsRun, inconclusiveReason, leavesRunIncomplete, type Report } from "../model/result.ts";
+import { failsRun, leavesRunIncomplete, type Report } from "../model/result.ts";
+import { inconclusiveReason } from "../model/lacking.ts";
 
 export function writeJUnit(report: Report, dir: string): string {
   mkdirSync(dir, { recursive: true });

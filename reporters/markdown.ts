@@ -5,15 +5,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { causeOfRow } from "../model/causes.ts";
+import { basisText, causeRank, cellResults, cellVerdict } from "../model/cells.ts";
 import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { surfaceSummary } from "./surface.ts";
-import { faultingOperations, STATUS_MARK, STATUSES, undecidedReasons, unsupportedOperations, type LackingOperation, type Report, type RowResult } from "../model/result.ts";
+import { STATUS_MARK, STATUSES, type Report, type RowResult } from "../model/result.ts";
+import { faultingOperations, undecidedReasons, unsupportedOperations, type LackingOperation } from "../model/lacking.ts";
 
 export const anchor = (id: string) => "ev-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
 const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-
-/** What a row's claim rests on, in words: a live recording of Azure, the reference alone, or disputed pages (the report's notes say which reading the target chose). */
-export const basisText = (r: RowResult): string => (r.basis === "live" ? "live recording" : r.basis === "disputed" ? "disputed" : r.basis === "reference" ? "reference page" : "");
 
 /** Rows whose evidence the report lists (the Evidence section): the only rows a verdict links to. */
 export const hasEvidence = (r: RowResult): boolean => r.status !== "PASS" && r.status !== "NOT_AVAILABLE";
@@ -40,19 +39,6 @@ function subVerdicts(cell: MatrixCell, results: Map<string, RowResult>): string 
   return ` (${parts.join(" ")})`;
 }
 
-/** Results for a cell: the ID itself, or the finer IDs beneath it. */
-export function cellResults(results: Map<string, RowResult>, id: string): RowResult[] {
-  const exact = results.get(id);
-  if (exact) return [exact];
-  return [...results.values()].filter((r) => r.id.startsWith(id + "/"));
-}
-
-/** The worst status among a cell's results decides the cell. */
-export function cellVerdict(rs: RowResult[]): RowResult | undefined {
-  const rank = ["ERROR", "FAIL", "UNEXPECTED_PASS", "UNSUPPORTED", "INCONCLUSIVE", "EXPECTED_FAIL", "PRECONDITION_FAILED", "MANUAL", "NOT_AVAILABLE", "PASS"];
-  return [...rs].sort((a, b) => rank.indexOf(a.status) - rank.indexOf(b.status))[0];
-}
-
 /** The causes, most rows first: each with its anchor, which a cell it decided links to. */
 function causesSection(report: Report): string[] {
   const causes = report.causes ?? [];
@@ -75,7 +61,7 @@ function causesSection(report: Report): string[] {
 
 /** A link to the cause that decided a non-PASS result, if the report has one. */
 function causeLink(r: RowResult | undefined, causes: Map<string, number>): string {
-  const rank = r && r.status !== "PASS" ? causes.get(r.id) : undefined;
+  const rank = causeRank(r, causes);
   return rank ? ` ([cause ${rank}](#cause-${rank}))` : "";
 }
 

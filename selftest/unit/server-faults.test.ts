@@ -10,7 +10,8 @@ import { persistentServerFaults, recordRequest } from "../../fixtures/wire/evide
 import { judge } from "../../fixtures/harness/expectations.ts";
 import { isServerError, isThrottling, preconditionFailed, RowSignal } from "../../fixtures/wire/signals.ts";
 import { resolveConnectionString } from "../../fixtures/wire/target.ts";
-import { exitCodeOf, failsRun, faultingOperations, undecidedReasons, type Exchange, type RowResult } from "../../model/result.ts";
+import { exitCodeOf, failsRun, type Exchange, type RowResult } from "../../model/result.ts";
+import { faultingOperations, undecidedReasons } from "../../model/lacking.ts";
 import { result } from "./row-result.ts";
 
 const run = new RunContext(resolveConnectionString("UseDevelopmentStorage=true"), { ...DEFAULT_RUN_OPTIONS, runPrefix: "ccunit", services: ["blob"] });

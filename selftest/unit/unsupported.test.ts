@@ -8,7 +8,8 @@ import { judge } from "../../fixtures/harness/expectations.ts";
 import { operationOf } from "../../fixtures/wire/operations.ts";
 import { isTransportFault, isUnsupportedAnswer } from "../../fixtures/wire/signals.ts";
 import { isFaulted } from "../../fixtures/wire/evidence.ts";
-import { failsRun, summarise, unsupportedOperations, type Exchange, type RowResult, type Service } from "../../model/result.ts";
+import { failsRun, summarise, type Exchange, type RowResult, type Service } from "../../model/result.ts";
+import { unsupportedOperations } from "../../model/lacking.ts";
 import { result } from "./row-result.ts";
 
 const ex = (operation: string, status: number, errorCode?: string): Exchange => ({
