@@ -58,8 +58,8 @@ const TICKS_PER_S = 100;
  * sampled while the run lasts, the last sample of each process counts (the
  * run's own process and its Azurite child live the whole run).
  */
-function sampleCpu(rootPid: number, seen: Map<number, number>): void {
-  for (const pid of treeOf(rootPid)) {
+function sampleCpu(tree: number[], seen: Map<number, number>): void {
+  for (const pid of tree) {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
       seen.set(pid, (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S);
@@ -69,9 +69,9 @@ function sampleCpu(rootPid: number, seen: Map<number, number>): void {
   }
 }
 
-function rssOfTree(rootPid: number): number {
+function rssOfTree(tree: number[]): number {
   let kb = 0;
-  for (const pid of treeOf(rootPid)) {
+  for (const pid of tree) {
     try {
       kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
     } catch {
@@ -153,8 +153,9 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
   let peak = 0;
   const cpu = new Map<number, number>();
   const sampler = setInterval(() => {
-    peak = Math.max(peak, rssOfTree(child.pid!));
-    sampleCpu(child.pid!, cpu);
+    const tree = treeOf(child.pid!);
+    peak = Math.max(peak, rssOfTree(tree));
+    sampleCpu(tree, cpu);
   }, 200);
   const exitCode = await new Promise<number>((r) => child.on("exit", (c) => r(c ?? 1)));
   clearInterval(sampler);
