@@ -21,7 +21,7 @@ import { exitCodeOf, INCOMPLETE_EXIT_CODE, operationFamily, summarise, type Oper
 import { serverVersions } from "../model/versions.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { proxiedBaseline } from "./baseline.ts";
-import { readReport, runCli, tmpDir, toldIds, tooLateIn } from "./cli/cli-kit.ts";
+import { changedVerdicts, readReport, runCli, tmpDir } from "./cli/cli-kit.ts";
 import { operation } from "./mutants/types.ts";
 import { startProxy, type Fault, type ProxyStats } from "./proxy.ts";
 
@@ -54,7 +54,6 @@ function metIt(results: RowResult[]): Set<string> {
   return met;
 }
 
-const outcome = (r: RowResult | undefined) => (r ? `${r.status}${r.signature ? ` [${r.signature}]` : ""}` : "not run");
 
 const SILENT_GREP = "queue/update-message/|validators-advance/(update|merge)-entity";
 const SILENT_TIMEOUT_MS = 1500;
@@ -150,11 +149,7 @@ describe("a target that errs: a server error on every try is an answer", functio
     expect(run.stats.faults.error, "requests answered with a server error").to.be.greaterThan(0);
     const sporadic = run.results.filter((r) => !met.has(r.id)).flatMap((r) => r.evidence).filter((ex) => ex.retried && ex.status === 500);
     expect(sporadic.length, "sporadic 500s retried in the rows' evidence").to.be.greaterThan(0);
-    const others = run.results.filter((r) => !met.has(r.id)).map((r) => r.id);
-    const told = new Set(toldIds("the faulty run and the baseline", others, tooLateIn({ results: run.results }, { results: [...baseline.values()] })));
-    const changed = run.results
-      .filter((r) => told.has(r.id) && outcome(r) !== outcome(baseline.get(r.id)))
-      .map((r) => `${r.id}: ${outcome(baseline.get(r.id))} → ${outcome(r)} ${r.message ?? ""}`);
+    const changed = changedVerdicts("the faulty run and the baseline", run.results, [...baseline.values()], (id) => met.has(id));
     expect(changed, changed.join("\n")).to.deep.equal([]);
   });
 

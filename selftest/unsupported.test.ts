@@ -17,7 +17,7 @@ import { summarise, type OperationPin, type RowResult } from "../model/result.ts
 import { serverVersions } from "../model/versions.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { proxiedBaseline } from "./baseline.ts";
-import { readReport, runCli, tmpDir, toldIds, tooLateIn, tooLateToTell } from "./cli/cli-kit.ts";
+import { changedVerdicts, readReport, runCli, tmpDir, toldIds, tooLateToTell } from "./cli/cli-kit.ts";
 import { RUN_SEED } from "./cli/installed-run.ts";
 import { startProxy } from "./proxy.ts";
 import { lacks, UNSUPPORTED_MODES, unsupportedBy, type UnsupportedMode } from "./unsupported-modes.ts";
@@ -69,7 +69,6 @@ function modeRuns(): Map<string, Promise<ModeRun>> {
 }
 
 const pinsOf = (mode: UnsupportedMode): Record<string, OperationPin> => Object.fromEntries(mode.operations.map((o) => [o, { reason: `the self-test's target has ${mode.description}` }]));
-const outcome = (r: RowResult | undefined) => (r ? `${r.status}${r.signature ? ` [${r.signature}]` : ""}` : "not run");
 
 /** Rows that met the operation: their own exchanges did, or (a derived cell) one of the rows it is computed from. */
 function metIt(mode: UnsupportedMode, results: RowResult[]): Set<string> {
@@ -84,20 +83,23 @@ describe("half-featured targets: a 501 is an answer, not bad luck", function () 
       let run: ModeRun;
       let baseline = new Map<string, RowResult>();
       let met = new Set<string>();
+      let late = new Set<string>();
       before(async function () {
         const [r, b] = await Promise.all([modeRuns().get(mode.name)!, proxiedBaseline()]);
         run = r;
         baseline = new Map(b.map((x) => [x.id, x]));
         met = metIt(mode, run.results);
+        late = new Set(run.results.filter((r) => tooLateToTell(r)).map((r) => r.id));
       });
+      /** The rows that met the operation, but those the loaded machine then left without an answer. */
+      const toldMet = () => toldIds("the rows that met the operation", [...met], (id) => late.has(id));
 
       it("rows need the operation, and every one that met it is UNSUPPORTED, naming only it", function () {
         expect(run.answered501, "requests the proxy answered 501").to.be.greaterThan(0);
         expect(met.size, "rows that met the operation").to.be.greaterThan(0);
-        const late = new Set(run.results.filter((r) => tooLateToTell(r)).map((r) => r.id));
         const missed = [...metIt(mode, [...baseline.values()])].filter((id) => !met.has(id) && !late.has(id));
         expect(missed, "rows that sent the operation in the baseline run (same seed) but did not meet it here").to.deep.equal([]);
-        const told = new Set(toldIds("the rows that met the operation", [...met], (id) => late.has(id)));
+        const told = new Set(toldMet());
         const wrong = run.results
           .filter((r) => told.has(r.id))
           .filter((r) => r.status !== "UNSUPPORTED" || !r.unsupported?.length || r.unsupported.some((u) => !lacks(mode, u.operation)))
@@ -106,11 +108,7 @@ describe("half-featured targets: a 501 is an answer, not bad luck", function () 
       });
 
       it("every other row keeps its verdict (as through the proxy on a complete target)", function () {
-        const others = run.results.filter((r) => !met.has(r.id)).map((r) => r.id);
-        const told = new Set(toldIds("the half-featured run and the baseline", others, tooLateIn({ results: run.results }, { results: [...baseline.values()] })));
-        const changed = run.results
-          .filter((r) => told.has(r.id) && outcome(r) !== outcome(baseline.get(r.id)))
-          .map((r) => `${r.id}: ${outcome(baseline.get(r.id))} → ${outcome(r)} ${r.message ?? ""}`);
+        const changed = changedVerdicts("the half-featured run and the baseline", run.results, [...baseline.values()], (id) => met.has(id));
         expect(changed, changed.join("\n")).to.deep.equal([]);
         // A 501 is an answer: no row is left INCONCLUSIVE by it, only (on a saturated machine) by no answer in time.
         expect(run.results.filter((r) => r.status === "INCONCLUSIVE" && !tooLateToTell(r)).map((r) => `${r.id}: ${r.message}`), "rows INCONCLUSIVE").to.deep.equal([]);
@@ -121,7 +119,7 @@ describe("half-featured targets: a 501 is an answer, not bad luck", function () 
 
       it("the run fails (exit 1); with the operations pinned it passes (exit 0)", function () {
         // A row that met the operation and was then left without an answer by the loaded machine fails nothing.
-        const told = toldIds("the rows that met the operation", [...met], (id) => tooLateToTell(run.results.find((r) => r.id === id)));
+        const told = toldMet();
         expect(summarise(run.results).failed, "rows failing the run").to.equal(told.length);
         // Azurite's own pins (the operations it lacks among them) beside the self-test's.
         const { pins, unsupported } = loadExpectations("azurite");

@@ -10,7 +10,7 @@ import { runHeadless } from "./headless.ts";
 import type { RowResult } from "../model/result.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { proxiedBaseline } from "./baseline.ts";
-import { toldIds, tooLateIn } from "./cli/cli-kit.ts";
+import { changedVerdicts } from "./cli/cli-kit.ts";
 import { LATE_VARIATIONS } from "./mutants/windows.ts";
 import type { Mutant } from "./mutants/types.ts";
 import { startProxy } from "./proxy.ts";
@@ -27,7 +27,6 @@ const ROWS: Record<string, RegExp> = {
   "queue/message-ttl/expiry": /^queue\/(put-message|message-ttl|update-message\/visibility-beyond-expiry)\//,
 };
 
-const outcome = (r: RowResult | undefined) => (r ? `${r.status}${r.signature ? ` [${r.signature}]` : ""}` : "not run");
 
 let runs: Map<string, Promise<{ results: RowResult[]; changed: number }>> | undefined;
 /** Three variations at once, as many as there were kinds of window: more would starve the windows' late probes on a 2-core machine. */
@@ -55,12 +54,10 @@ describe("legal variations: a window ending one second late fails nothing", func
   for (const { claim } of LATE_VARIATIONS) {
     it(`${claim.resource ? claim.resource + " " : ""}${claim.kind} windows one second late: every row that opens them keeps its verdict`, async function () {
       const [{ results, changed }, baseline] = await Promise.all([start().get(claim.id)!, proxiedBaseline()]);
-      const plain = new Map(baseline.map((r) => [r.id, r]));
       expect(results.map((r) => r.id), "rows run").to.include(claim.id);
       expect(changed, "windows the proxy lengthened").to.be.greaterThan(0);
       // Window rows are the ones a loaded machine leaves too late to tell: half of them must still be compared.
-      const told = new Set(toldIds(`${claim.id}'s variation and the baseline`, results.map((r) => r.id), tooLateIn({ results }, { results: baseline }), 0.5));
-      const differ = results.filter((r) => told.has(r.id) && outcome(r) !== outcome(plain.get(r.id))).map((r) => `${r.id}: ${outcome(plain.get(r.id))} → ${outcome(r)} ${r.message ?? ""}`);
+      const differ = changedVerdicts(`${claim.id}'s variation and the baseline`, results, baseline, undefined, 0.5);
       expect(differ, differ.join("\n")).to.deep.equal([]);
     });
   }

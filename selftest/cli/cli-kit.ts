@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAzurite, type EmbeddedAzurite } from "../../fixtures/azurite/azurite.ts";
 import { ROOT } from "../../fixtures/paths.ts";
-import { exitCodeOf, type Report } from "../../model/result.ts";
+import { exitCodeOf, type Report, type RowResult } from "../../model/result.ts";
 
 export { ROOT };
 
@@ -88,6 +88,20 @@ export function toldIds(what: string, ids: string[], late: (id: string) => boole
   if (!ids.length || told.length < Math.ceil(floor * ids.length))
     throw new Error(`${what}: ${told.length} of ${ids.length} rows compared, the others too late to tell; at least ${Math.round(floor * 100)} % must be (${ids.filter(late).slice(0, 10).join(", ")}${ids.filter(late).length > 10 ? ", …" : ""})`);
   return told;
+}
+
+/** A row's verdict as runs are compared on it: its status and failure signature. */
+export const verdictOf = (r: RowResult | undefined): string => (r ? `${r.status}${r.signature ? ` [${r.signature}]` : ""}` : "not run");
+
+/**
+ * The rows of `results` (but those `skip` names) whose verdict differs from the
+ * baseline's, each as "ID: before → after message"; rows too late to tell in
+ * either run are left out, within the comparison's floor (toldIds).
+ */
+export function changedVerdicts(what: string, results: RowResult[], baseline: RowResult[], skip: (id: string) => boolean = () => false, floor?: number): string[] {
+  const before = new Map(baseline.map((r) => [r.id, r]));
+  const told = new Set(toldIds(what, results.filter((r) => !skip(r.id)).map((r) => r.id), tooLateIn({ results }, { results: baseline }), floor));
+  return results.filter((r) => told.has(r.id) && verdictOf(r) !== verdictOf(before.get(r.id))).map((r) => `${r.id}: ${verdictOf(before.get(r.id))} → ${verdictOf(r)} ${r.message ?? ""}`);
 }
 
 /**
