@@ -4,11 +4,12 @@
 // runs the suite against it as an external emulator (`-e azurite`), one
 // version at a time, and writes the compare matrix (compare.md, compare.html)
 // and, with --doc, the compatibility page. Exit code: 0 every version ran
-// (whatever its verdicts), 1 a version could not be installed, started or run,
+// (whatever its verdicts, an incomplete run too), 1 a version could not be installed, started or run,
 // 2 bad input.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { ROOT } from "../fixtures/paths.ts";
+import { INCOMPLETE_EXIT_CODE } from "../model/result.ts";
 import { Command } from "commander";
 import { DEFAULT_CACHE, installAzurite, isLegacy, LEGACY_EXPECTATIONS, nodeFor, runSuiteCli, startLegacy, startVersion, type StartedVersion } from "./compat/azurite-versions.ts";
 import type { AzuritePackage } from "../fixtures/azurite/azurite.ts";
@@ -89,7 +90,8 @@ async function report(version: string, nodeVersion: string, started: StartedVers
   writeFileSync(join(dir, "console.log"), output);
   const last = output.trim().split("\n").at(-1) ?? "";
   say(`Azurite ${version} on Node ${nodeVersion}: exit ${code}: ${last}`);
-  if (code !== 0 && code !== 1) return { version, node: nodeVersion, args: started.args, code, error: last };
+  // An incomplete run (rows no answer decided) has its report, its INCONCLUSIVE rows in the matrix.
+  if (code !== 0 && code !== 1 && code !== INCOMPLETE_EXIT_CODE) return { version, node: nodeVersion, args: started.args, code, error: last };
   return { version, node: nodeVersion, args: started.args, code, run: readRun(join(dir, "conformance.json")) };
 }
 

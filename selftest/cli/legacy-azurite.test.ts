@@ -41,11 +41,13 @@ describe(`a second implementation: Azurite ${VERSION} (the legacy code base)`, f
   it("the whole suite exits 0 with its own expectation file (4 only where the target reset a connection in both runs of a row)", function () {
     const report = readReport(join(out, VERSION));
     // Azurite 2.7.1 now and then resets a connection (a try with no answer): a row that met one in its run
-    // and its re-run is left undecided (exit 4). That is the target's transport, not a changed result; a few at most.
+    // and its re-run is left undecided (exit 4), and so is a cell computed from it. That is the target's
+    // transport, not a changed result; a few at most.
     const reset = report.results.filter((r) => r.status === "INCONCLUSIVE" && [...r.evidence, ...(r.retried?.evidence ?? [])].some((x) => x.transportError));
     assert.isAtMost(reset.length, 3, reset.map((r) => r.id).join(", "));
-    assert.equal(cli.code, reset.length ? 4 : 0, cli.stdout + cli.stderr);
-    const changed = report.results.filter((r) => failsRun(r) || (r.status === "INCONCLUSIVE" && !reset.includes(r))).map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`.slice(0, 300));
+    const undecided = (r: RowResult) => r.status === "INCONCLUSIVE" && reset.some((x) => x.id === r.id || x.id.startsWith(r.id + "/"));
+    assert.equal(cli.code, 0, cli.stdout + cli.stderr);
+    const changed = report.results.filter((r) => failsRun(r) || (r.status === "INCONCLUSIVE" && !undecided(r))).map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`.slice(0, 300));
     assert.deepEqual(changed, [], "rows whose result changed, or that no answer decided");
     assert.match(cli.stdout, new RegExp(`Azurite ${VERSION.replace(/\./g, "\\.")} on Node v\\d+.*: exit ${reset.length ? 4 : 0}`));
     assert.equal(report.run.expectations, "expectations/azurite2.json");
