@@ -14,18 +14,7 @@ import { argumentsOf, OPTIONS, type OptionValues } from "./fixtures/options.ts";
 import { ConfigError } from "./fixtures/wire/target.ts";
 import { INCOMPLETE_EXIT_CODE, INTERNAL_ERROR_EXIT_CODE, type Report } from "./model/result.ts";
 
-export type {
-  Exchange,
-  Level,
-  Pin,
-  Report,
-  RowResult,
-  RunInfo,
-  Service,
-  ServiceProbe,
-  Status,
-  TargetKind,
-} from "./model/result.ts";
+export type { Exchange, Level, Pin, Report, RowResult, RunInfo, Service, ServiceProbe, Status, TargetKind } from "./model/result.ts";
 export type { NotSentReason, SurfaceCoverage, SurfaceEntry, SurfaceKind } from "./model/surface.ts";
 export { countsAsPassed, failsRun, SCHEMA, STATUSES } from "./model/result.ts";
 export { ConfigError };
@@ -96,7 +85,10 @@ export function run(options: RunOptions = {}): Promise<Report> {
       options.signal?.removeEventListener("abort", abort);
       const said = stderr.trim().split("\n").filter(Boolean).at(-1) ?? "";
       // 3 with a report: the suite failed on some rows (ERROR) but the run ended; without one, it crashed.
-      const reported = code === INTERNAL_ERROR_EXIT_CODE && existsSync(join(reportDir, "conformance.json")) && statSync(join(reportDir, "conformance.json")).mtimeMs >= started;
+      const reported =
+        code === INTERNAL_ERROR_EXIT_CODE &&
+        existsSync(join(reportDir, "conformance.json")) &&
+        statSync(join(reportDir, "conformance.json")).mtimeMs >= started;
       if (code === 0 || code === 1 || code === INCOMPLETE_EXIT_CODE || reported) {
         try {
           done(JSON.parse(readFileSync(join(reportDir, "conformance.json"), "utf8")) as Report);

@@ -23,10 +23,17 @@ import type { Report } from "../model/result.ts";
 const program = new Command()
   .name("bench")
   .option("-n, --runs <n>", "full runs to make", "3")
-  .option("--args <args>", "extra arguments for each run (e.g. \"--concurrency 16\")", "")
+  .option("--args <args>", 'extra arguments for each run (e.g. "--concurrency 16")', "")
   .option("--out <file>", "where to write the figures as JSON", "reports/bench.json")
-  .option("--latency <ms>", "also run through the self-test proxy with this much latency added per request, and compare with the proxy at 0 ms")
-  .option("--beside <n>", "make each run with this many other full runs beside it (a loaded machine), and list every row not as expected in any of them", "0")
+  .option(
+    "--latency <ms>",
+    "also run through the self-test proxy with this much latency added per request, and compare with the proxy at 0 ms",
+  )
+  .option(
+    "--beside <n>",
+    "make each run with this many other full runs beside it (a loaded machine), and list every row not as expected in any of them",
+    "0",
+  )
   .parse();
 const opts = program.opts<{ runs: string; args: string; out: string; latency?: string; beside: string }>();
 
@@ -111,7 +118,10 @@ interface RowPath {
  * for a row with parallel strands, an upper bound of its longest strand).
  */
 function sequentialRequests(evidence: Exchange[]): number {
-  const spans = evidence.filter((e) => !e.poll && e.at !== undefined).map((e) => [e.at!, e.at! + e.ms]).sort((a, b) => a[1] - b[1]);
+  const spans = evidence
+    .filter((e) => !e.poll && e.at !== undefined)
+    .map((e) => [e.at!, e.at! + e.ms])
+    .sort((a, b) => a[1] - b[1]);
   let n = 0;
   let end = -Infinity;
   for (const [s, e] of spans) {
@@ -145,7 +155,15 @@ async function measureAzuriteStart(): Promise<number> {
 async function oneRun(i: number, azuriteStartMs: number, connectionString?: string): Promise<RunFigures> {
   const dir = mkdtempSync(join(tmpdir(), `bench-${i}-`));
   const target = connectionString ? ["--connection-string", connectionString] : [];
-  const args = ["--import", "tsx", join(ROOT, "bin/conformance.ts"), "--report-dir", dir, ...target, ...opts.args.split(" ").filter(Boolean)];
+  const args = [
+    "--import",
+    "tsx",
+    join(ROOT, "bin/conformance.ts"),
+    "--report-dir",
+    dir,
+    ...target,
+    ...opts.args.split(" ").filter(Boolean),
+  ];
   const env = { ...process.env };
   delete env.AZURE_STORAGE_CONNECTION_STRING;
   const t0 = Date.now();
@@ -180,8 +198,15 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
     cpuS: Math.round([...cpu.values()].reduce((a, b) => a + b, 0) * 10) / 10,
     exitCode,
     verdicts: Object.fromEntries(report.results.map((r) => [r.id, `${r.status} ${r.signature ?? ""}`.trim()])),
-    unexpected: report.results.filter((r) => ["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE"].includes(r.status)).map((r) => `${r.id}: ${r.status}: ${(r.message ?? "").split("\n")[0].slice(0, 200)}`),
-    paths: report.results.map((r) => ({ id: r.id, waitS: waits.get(r.id) ?? 0, sequential: sequentialRequests(r.evidence), durationMs: r.durationMs })),
+    unexpected: report.results
+      .filter((r) => ["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE"].includes(r.status))
+      .map((r) => `${r.id}: ${r.status}: ${(r.message ?? "").split("\n")[0].slice(0, 200)}`),
+    paths: report.results.map((r) => ({
+      id: r.id,
+      waitS: waits.get(r.id) ?? 0,
+      sequential: sequentialRequests(r.evidence),
+      durationMs: r.durationMs,
+    })),
   };
 }
 
@@ -211,13 +236,18 @@ if (opts.latency) {
   let slowest: RunFigures | undefined;
   try {
     for (let i = 1; i <= Number(opts.runs); i++) {
-      for (const [key, ms] of [["base", 0], ["slow", Number(opts.latency)]] as const) {
+      for (const [key, ms] of [
+        ["base", 0],
+        ["slow", Number(opts.latency)],
+      ] as const) {
         const proxy = await startProxy({ upstream: azurite.ports, latencyMs: ms });
         const r = await oneRun(100 + i, 0, proxy.connectionString);
         await proxy.stop();
         walls[key].push(r.wallMs);
         if (ms > 0 && (!slowest || r.wallMs > slowest.wallMs)) slowest = r;
-        console.log(`proxy run ${i}, ${ms} ms added per request: wall ${(r.wallMs / 1000).toFixed(1)} s, ${r.requests} requests, exit ${r.exitCode}`);
+        console.log(
+          `proxy run ${i}, ${ms} ms added per request: wall ${(r.wallMs / 1000).toFixed(1)} s, ${r.requests} requests, exit ${r.exitCode}`,
+        );
         console.log(`  critical path: ${describePath(criticalPath(r.paths, ms), ms)}`);
       }
     }
@@ -227,8 +257,16 @@ if (opts.latency) {
   const base = median(walls.base) / 1000;
   const slow = median(walls.slow) / 1000;
   const path = describePath(criticalPath(slowest!.paths, Number(opts.latency)), Number(opts.latency));
-  latency = { latencyMs: Number(opts.latency), baselineWallS: base, withLatencyWallS: slow, ratio: Math.round((slow / base) * 100) / 100, criticalPath: path };
-  console.log(`latency: median ${base.toFixed(1)} s at 0 ms, ${slow.toFixed(1)} s at ${opts.latency} ms per request: ratio ${latency.ratio}`);
+  latency = {
+    latencyMs: Number(opts.latency),
+    baselineWallS: base,
+    withLatencyWallS: slow,
+    ratio: Math.round((slow / base) * 100) / 100,
+    criticalPath: path,
+  };
+  console.log(
+    `latency: median ${base.toFixed(1)} s at 0 ms, ${slow.toFixed(1)} s at ${opts.latency} ms per request: ratio ${latency.ratio}`,
+  );
   console.log(`  critical path at ${opts.latency} ms (slowest run, wall ${(slowest!.wallMs / 1000).toFixed(1)} s): ${path}`);
 }
 
@@ -252,11 +290,15 @@ const summary = {
 if (summary.notAsExpected.length) for (const u of summary.notAsExpected) console.log(`  not as expected: ${u}`);
 if (identical !== runs.length) {
   for (const [i, r] of runs.entries()) {
-    for (const [id, v] of Object.entries(r.verdicts)) if (runs[0].verdicts[id] !== v) console.log(`  run ${i + 1} differs on ${id}: ${v} (run 1: ${runs[0].verdicts[id]})`);
+    for (const [id, v] of Object.entries(r.verdicts))
+      if (runs[0].verdicts[id] !== v) console.log(`  run ${i + 1} differs on ${id}: ${v} (run 1: ${runs[0].verdicts[id]})`);
   }
 }
 console.log(
   `median: wall ${summary.medianWallS.toFixed(1)} s, longest wait ${summary.longestWaitS} s + Azurite start ${summary.azuriteStartS.toFixed(1)} s, ratio ${summary.medianRatio}, ${summary.medianRequests} requests, CPU ${summary.medianCpuS} s, peak RSS ${summary.peakRssMb} MB, identical verdicts ${summary.identicalVerdicts}${beside ? `, ${beside} full run(s) beside each` : ""}, ${summary.notAsExpected.length} row(s) not as expected`,
 );
 mkdirSync(join(ROOT, "reports"), { recursive: true });
-writeFileSync(resolve(ROOT, opts.out), JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, paths: _p, unexpected: _u, ...r }) => r) }, null, 2) + "\n");
+writeFileSync(
+  resolve(ROOT, opts.out),
+  JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, paths: _p, unexpected: _u, ...r }) => r) }, null, 2) + "\n",
+);

@@ -40,10 +40,22 @@ export function markdownSummary(md: string): string {
     .trim();
 }
 
-export function renderStepSummary(opts: { exitCode: string; report?: Report; markdown?: string; stderr: string; artifact: string; proposed?: string }): string {
+export function renderStepSummary(opts: {
+  exitCode: string;
+  report?: Report;
+  markdown?: string;
+  stderr: string;
+  artifact: string;
+  proposed?: string;
+}): string {
   const { exitCode, report } = opts;
   const said = opts.stderr.trim().split("\n").filter(Boolean).at(-1);
-  const out = [`## Azure Storage concurrency conformance: exit ${exitCode}`, "", `Exit ${exitCode}: ${MEANING[exitCode] ?? "the run ended abnormally"}.`, ""];
+  const out = [
+    `## Azure Storage concurrency conformance: exit ${exitCode}`,
+    "",
+    `Exit ${exitCode}: ${MEANING[exitCode] ?? "the run ended abnormally"}.`,
+    "",
+  ];
   if (!report) {
     if (said) out.push("```", said, "```", "");
     return out.join("\n");
@@ -54,15 +66,29 @@ export function renderStepSummary(opts: { exitCode: string; report?: Report; mar
   const operations = (heading: string, list: LackingOperation[]) => {
     if (!list.length) return;
     out.push(`### ${heading} (${list.length})`, "", "| Operation | Answer | Rows | Pinned |", "|---|---|---|---|");
-    for (const l of list) out.push(`| ${esc(l.operation)} | ${l.status}${l.code ? " " + l.code : ""} | ${l.rows.length} | ${l.pinned ? esc(`as "${l.pinned.key}": ${l.pinned.reason}`) : "no: fails the run"} |`);
+    for (const l of list)
+      out.push(
+        `| ${esc(l.operation)} | ${l.status}${l.code ? " " + l.code : ""} | ${l.rows.length} | ${l.pinned ? esc(`as "${l.pinned.key}": ${l.pinned.reason}`) : "no: fails the run"} |`,
+      );
     out.push("");
   };
   operations("Operations the target does not implement", unsupportedOperations(report.results, report.run.operationPins));
   operations("Operations the target answers with a server error on every try", faultingOperations(report.results, report.run.faultPins));
   const undecided = undecidedReasons(report.results);
   if (undecided.length) {
-    out.push(`### Rows no answer decided (${undecided.reduce((a, u) => a + u.rows.length, 0)}): the run is incomplete`, "", "| Why | Rows |", "|---|---|");
-    for (const u of undecided) out.push(`| ${esc(u.reason)} | ${u.rows.slice(0, 20).map((id) => `\`${id}\``).join(", ")}${u.rows.length > 20 ? ` and ${u.rows.length - 20} more` : ""} |`);
+    out.push(
+      `### Rows no answer decided (${undecided.reduce((a, u) => a + u.rows.length, 0)}): the run is incomplete`,
+      "",
+      "| Why | Rows |",
+      "|---|---|",
+    );
+    for (const u of undecided)
+      out.push(
+        `| ${esc(u.reason)} | ${u.rows
+          .slice(0, 20)
+          .map((id) => `\`${id}\``)
+          .join(", ")}${u.rows.length > 20 ? ` and ${u.rows.length - 20} more` : ""} |`,
+      );
     out.push("");
   }
   // UNSUPPORTED rows are listed by the operation they lack, above.
@@ -74,7 +100,8 @@ export function renderStepSummary(opts: { exitCode: string; report?: Report; mar
     out.push("");
   } else out.push("No row fails the run.", "");
   out.push(`Reports (conformance.html, conformance.md, conformance.json, junit.xml, badge.json): artifact \`${opts.artifact}\`.`);
-  if (opts.proposed) out.push(`Expectation files rewritten from this run, to review and commit: \`proposed-expectations/\` in the artifact.`);
+  if (opts.proposed)
+    out.push(`Expectation files rewritten from this run, to review and commit: \`proposed-expectations/\` in the artifact.`);
   return out.join("\n") + "\n";
 }
 
@@ -92,10 +119,16 @@ export function proposeExpectations(report: Report, reportDir: string): string |
   mkdirSync(out, { recursive: true });
   const stem = basename(main, ".json");
   const from = dirname(main);
-  if (existsSync(from)) for (const f of readdirSync(from)) if (f === `${stem}.json` || (f.startsWith(`${stem}.`) && f.endsWith(".json"))) copyFileSync(join(from, f), join(out, f));
+  if (existsSync(from))
+    for (const f of readdirSync(from))
+      if (f === `${stem}.json` || (f.startsWith(`${stem}.`) && f.endsWith(".json"))) copyFileSync(join(from, f), join(out, f));
   const updater = fileURLToPath(new URL(`./expectations-update${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
   const loader = import.meta.url.endsWith(".ts") ? ["--import", import.meta.resolve("tsx")] : [];
-  const r = spawnSync(process.execPath, [...loader, updater, "--expectations", join(out, `${stem}.json`), "--report", join(reportDir, "conformance.json"), "--force"], { encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    [...loader, updater, "--expectations", join(out, `${stem}.json`), "--report", join(reportDir, "conformance.json"), "--force"],
+    { encoding: "utf8" },
+  );
   process.stdout.write(r.stdout ?? "");
   process.stderr.write(r.stderr ?? "");
   return r.status === 0 ? out : undefined;
@@ -107,7 +140,8 @@ function main(): number {
   const exitCode = (env.EXIT_CODE ?? "").trim() || "unknown";
   const stderr = env.RUN_STDERR && existsSync(env.RUN_STDERR) ? readFileSync(env.RUN_STDERR, "utf8") : "";
   const jsonPath = join(reportDir, "conformance.json");
-  const report = ["0", "1", "4"].includes(exitCode) && existsSync(jsonPath) ? (JSON.parse(readFileSync(jsonPath, "utf8")) as Report) : undefined;
+  const report =
+    ["0", "1", "4"].includes(exitCode) && existsSync(jsonPath) ? (JSON.parse(readFileSync(jsonPath, "utf8")) as Report) : undefined;
   const mdPath = join(reportDir, "conformance.md");
   const markdown = report && existsSync(mdPath) ? readFileSync(mdPath, "utf8") : undefined;
   const proposed = report && exitCode === "1" ? proposeExpectations(report, reportDir) : undefined;
@@ -128,7 +162,9 @@ function main(): number {
     badge: existsSync(join(reportDir, "badge.json")) && report ? join(reportDir, "badge.json") : undefined,
     "proposed-expectations": proposed,
   };
-  const lines = Object.entries(outputs).map(([k, v]) => `${k}=${v ?? ""}\n`).join("");
+  const lines = Object.entries(outputs)
+    .map(([k, v]) => `${k}=${v ?? ""}\n`)
+    .join("");
   if (env.GITHUB_OUTPUT) appendFileSync(env.GITHUB_OUTPUT, lines);
   else process.stdout.write(lines);
   return 0;

@@ -13,7 +13,9 @@ import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 const program = withOneLineErrors(
   new Command()
     .name("compare")
-    .description("Puts conformance runs side by side: one column per run (target kind, server version, date), one row per ID, each cell linking to that run's evidence.")
+    .description(
+      "Puts conformance runs side by side: one column per run (target kind, server version, date), one row per ID, each cell linking to that run's evidence.",
+    )
     .argument("<reports...>", "conformance.json files (or the report directories holding them), oldest first")
     .option("-r, --report-dir <dir>", "where compare.md and compare.html go", "reports")
     .option("-d, --diff", "list only the IDs whose verdict changed; exit 1 if a row that passed fails in a later run"),

@@ -11,7 +11,17 @@ import { dirname, join, relative, resolve } from "node:path";
 import { ROOT } from "../fixtures/paths.ts";
 import { INCOMPLETE_EXIT_CODE } from "../model/result.ts";
 import { Command } from "commander";
-import { DEFAULT_CACHE, installAzurite, isLegacy, LEGACY_EXPECTATIONS, nodeFor, runSuiteCli, startLegacy, startVersion, type StartedVersion } from "./compat/azurite-versions.ts";
+import {
+  DEFAULT_CACHE,
+  installAzurite,
+  isLegacy,
+  LEGACY_EXPECTATIONS,
+  nodeFor,
+  runSuiteCli,
+  startLegacy,
+  startVersion,
+  type StartedVersion,
+} from "./compat/azurite-versions.ts";
 import type { AzuritePackage } from "../fixtures/azurite/azurite.ts";
 import { preflight } from "../fixtures/run/preflight.ts";
 import { ConfigError, resolveConnectionString } from "../fixtures/wire/target.ts";
@@ -19,7 +29,6 @@ import { renderCompatDoc, type VersionRun } from "./compat/compat-doc.ts";
 import { writeCompare } from "../reporters/compare.ts";
 import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 import { readRun } from "./compare.ts";
-
 
 const program = withOneLineErrors(
   new Command()
@@ -82,7 +91,14 @@ async function runLegacy(pkg: AzuritePackage, opts: Opts, say: (s: string) => vo
 }
 
 /** Runs the suite's CLI against a started version and reads its report. */
-async function report(version: string, nodeVersion: string, started: StartedVersion, opts: Opts, say: (s: string) => void, expectations?: string): Promise<VersionRun> {
+async function report(
+  version: string,
+  nodeVersion: string,
+  started: StartedVersion,
+  opts: Opts,
+  say: (s: string) => void,
+  expectations?: string,
+): Promise<VersionRun> {
   const dir = join(resolve(opts.reportDir), version);
   const extra = [...(opts.grep ? ["--grep", opts.grep] : []), ...(opts.services ? ["--services", opts.services] : [])];
   const { code, output } = await runSuiteCli(started.azurite.connectionString, dir, extra, ROOT, undefined, expectations);
@@ -91,7 +107,8 @@ async function report(version: string, nodeVersion: string, started: StartedVers
   const last = output.trim().split("\n").at(-1) ?? "";
   say(`Azurite ${version} on Node ${nodeVersion}: exit ${code}: ${last}`);
   // An incomplete run (rows no answer decided) has its report, its INCONCLUSIVE rows in the matrix.
-  if (code !== 0 && code !== 1 && code !== INCOMPLETE_EXIT_CODE) return { version, node: nodeVersion, args: started.args, code, error: last };
+  if (code !== 0 && code !== 1 && code !== INCOMPLETE_EXIT_CODE)
+    return { version, node: nodeVersion, args: started.args, code, error: last };
   return { version, node: nodeVersion, args: started.args, code, run: readRun(join(dir, "conformance.json")) };
 }
 
@@ -99,7 +116,10 @@ async function main(): Promise<number> {
   const stop = parseArgs(program);
   if (stop !== undefined) return stop;
   const opts = program.opts<Opts>();
-  const versions = opts.azurite.split(",").map((v) => v.trim()).filter(Boolean);
+  const versions = opts.azurite
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (!versions.length) throw new ConfigError("--azurite names no version.");
   const say = (s: string) => console.log(s);
   const results: VersionRun[] = [];
@@ -115,14 +135,23 @@ async function main(): Promise<number> {
   }
   const ran = results.filter((r) => r.run);
   if (ran.length) {
-    const { comparison, files } = writeCompare(ran.map((r) => r.run!), { outDir: resolve(opts.reportDir), title: "Azurite versions side by side" });
-    say(`${comparison.rows.filter((r) => r.changed).length} of ${comparison.rows.length} IDs differ between the versions. Wrote ${files.map((f) => relative(process.cwd(), f)).join(", ")}`);
+    const { comparison, files } = writeCompare(
+      ran.map((r) => r.run!),
+      { outDir: resolve(opts.reportDir), title: "Azurite versions side by side" },
+    );
+    say(
+      `${comparison.rows.filter((r) => r.changed).length} of ${comparison.rows.length} IDs differ between the versions. Wrote ${files.map((f) => relative(process.cwd(), f)).join(", ")}`,
+    );
   }
   if (opts.doc) {
     const narrowed = `${opts.grep ? ` --grep '${opts.grep}'` : ""}${opts.services ? ` --services ${opts.services}` : ""}`;
     const command = `npm run compat -- --azurite ${versions.join(",")}${opts.node ? " --node <node 22>" : ""}${narrowed} --doc ${opts.doc}`;
     const suite = ran[0]?.run?.report.run.suite;
-    const text = renderCompatDoc(results, { date: new Date().toISOString().slice(0, 10), command, suite: `${suite?.version ?? "?"}${suite?.commit ? ` at ${suite.commit.slice(0, 10)}` : ""}` });
+    const text = renderCompatDoc(results, {
+      date: new Date().toISOString().slice(0, 10),
+      command,
+      suite: `${suite?.version ?? "?"}${suite?.commit ? ` at ${suite.commit.slice(0, 10)}` : ""}`,
+    });
     mkdirSync(dirname(resolve(opts.doc)), { recursive: true });
     writeFileSync(resolve(opts.doc), text);
     say(`Wrote ${opts.doc}`);

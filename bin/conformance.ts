@@ -22,13 +22,15 @@ const program = withOneLineErrors(
     .option("--env-file <path>", "dotenv file to read", ".env"),
 );
 
-
 const SOURCE_LINE = new RegExp("\\.(ts|mjs|js):\\d+");
 
 /** One line for a crash of the suite itself (not the target's fault, not the input's). */
 function internalError(err: unknown): number {
   const e = err as Error;
-  const where = e?.stack?.split("\n").find((l) => SOURCE_LINE.test(l) && !l.includes("node_modules"))?.trim();
+  const where = e?.stack
+    ?.split("\n")
+    .find((l) => SOURCE_LINE.test(l) && !l.includes("node_modules"))
+    ?.trim();
   console.error(
     `internal error: ${(e?.message ?? String(err)).split("\n")[0]}${where ? ` (${where})` : ""}; ` +
       "this is a bug in the suite, please report it (CONFORMANCE_DEBUG=1 prints the stack).",

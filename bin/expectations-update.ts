@@ -70,7 +70,9 @@ function readJson<T>(path: string, what: string): T {
   try {
     return JSON.parse(readFileSync(path, "utf8")) as T;
   } catch (err) {
-    throw new ConfigError(`${what} ${path} cannot be read as JSON (${(err as NodeJS.ErrnoException).code ?? (err as Error).message.split("\n")[0]}).`);
+    throw new ConfigError(
+      `${what} ${path} cannot be read as JSON (${(err as NodeJS.ErrnoException).code ?? (err as Error).message.split("\n")[0]}).`,
+    );
   }
 }
 
@@ -92,13 +94,15 @@ export function loadFiles(mainPath: string, targetName: string): LoadedFile[] {
     }
   }
   for (const f of files) {
-    if (!f.data || typeof f.data.pins !== "object" || f.data.pins === null) throw new ConfigError(`Expectation file ${f.path} has no "pins" object.`);
+    if (!f.data || typeof f.data.pins !== "object" || f.data.pins === null)
+      throw new ConfigError(`Expectation file ${f.path} has no "pins" object.`);
   }
   return files;
 }
 
 /** A pin in the older text form that the result matches is written in the data form (the same failure). */
-const upgraded = (existing: Pin, r: RowResult): Pin["signature"] => (typeof existing.signature === "string" && r.failure ? r.failure : existing.signature);
+const upgraded = (existing: Pin, r: RowResult): Pin["signature"] =>
+  typeof existing.signature === "string" && r.failure ? r.failure : existing.signature;
 
 const topicOf = (id: string) => id.split("/").slice(0, 2).join("/") + "/";
 
@@ -154,7 +158,8 @@ function applyResult(r: RowResult, place: Placement, version: string | undefined
       sum.ranged.push({ id: r.id, from: existing.versions!, to });
       held!.set(makePin({ ...existing, versions: to, signature: upgraded(existing, r) }));
     } else {
-      if (r.observed === "FAIL") sum.conflicts.push({ id: r.id, versions: existing.versions!, version, signature: showSignature(r.failure ?? r.signature) });
+      if (r.observed === "FAIL")
+        sum.conflicts.push({ id: r.id, versions: existing.versions!, version, signature: showSignature(r.failure ?? r.signature) });
       sum.kept.push(r.id);
     }
     return;
@@ -177,13 +182,23 @@ function applyResult(r: RowResult, place: Placement, version: string | undefined
     // A pin with no signature holds any failure on purpose (a row whose failing variations depend on the target's timing): kept as it is.
     sum.kept.push(r.id);
   } else if (r.observed === "FAIL") {
-    const pin = makePin({ status: "FAIL", versions: existing?.versions, signature: r.failure ?? r.signature, reason: existing?.reason || TODO_REASON, link: existing?.link });
+    const pin = makePin({
+      status: "FAIL",
+      versions: existing?.versions,
+      signature: r.failure ?? r.signature,
+      reason: existing?.reason || TODO_REASON,
+      link: existing?.link,
+    });
     if (!existing) {
       place.home(r.id).data.pins[r.id] = pin;
       sum.added.push(r.id);
     } else {
       if (existing.status !== pin.status || !signatureMatches(existing.signature, r)) {
-        sum.changed.push({ id: r.id, from: `${existing.status}: ${showSignature(existing.signature)}`, to: `FAIL: ${showSignature(pin.signature)}` });
+        sum.changed.push({
+          id: r.id,
+          from: `${existing.status}: ${showSignature(existing.signature)}`,
+          to: `FAIL: ${showSignature(pin.signature)}`,
+        });
       }
       held!.set(pin);
     }
@@ -193,7 +208,13 @@ function applyResult(r: RowResult, place: Placement, version: string | undefined
 }
 
 /** Drops the pins of IDs the suite no longer has (not in the report, not run, not registered). */
-function dropStale(files: LoadedFile[], byId: Map<string, RowResult>, notRun: Set<string>, registered: Set<string> | undefined, sum: UpdateSummary): void {
+function dropStale(
+  files: LoadedFile[],
+  byId: Map<string, RowResult>,
+  notRun: Set<string>,
+  registered: Set<string> | undefined,
+  sum: UpdateSummary,
+): void {
   for (const f of files) {
     for (const id of Object.keys(f.data.pins)) {
       if (byId.has(id)) continue;
@@ -217,7 +238,20 @@ export function applyReport(
   registered?: Set<string>,
   versions: Record<string, string> = {},
 ): UpdateSummary {
-  const sum: UpdateSummary = { added: [], changed: [], ranged: [], conflicts: [], removed: [], stale: [], addedOperations: [], removedOperations: [], kept: [], todo: [], written: [], deleted: [] };
+  const sum: UpdateSummary = {
+    added: [],
+    changed: [],
+    ranged: [],
+    conflicts: [],
+    removed: [],
+    stale: [],
+    addedOperations: [],
+    removedOperations: [],
+    kept: [],
+    todo: [],
+    written: [],
+    deleted: [],
+  };
   // Later files win, as in the loader (topic files are merged over the main file).
   const owner = new Map<string, LoadedFile>();
   for (const f of files) {
@@ -238,7 +272,8 @@ export function applyReport(
   applyOperations(files, report, versions, sum);
   for (const f of files) {
     f.data.pins = Object.fromEntries(Object.entries(f.data.pins).sort(([a], [b]) => a.localeCompare(b)));
-    for (const [id, entry] of Object.entries(f.data.pins)) if ([entry].flat().some((pin) => pin.reason.startsWith("TODO"))) sum.todo.push(id);
+    for (const [id, entry] of Object.entries(f.data.pins))
+      if ([entry].flat().some((pin) => pin.reason.startsWith("TODO"))) sum.todo.push(id);
   }
   return sum;
 }
@@ -252,14 +287,21 @@ function applyOperations(files: LoadedFile[], report: Pick<Report, "results">, v
   const answered = new Map<string, string>();
   for (const r of report.results) for (const ex of r.evidence ?? []) if (answeredOperation(ex)) answered.set(ex.operation!, r.service);
   const kinds = [
-    { key: "unsupported", label: "unsupported", status: "UNSUPPORTED", met: (r: RowResult) => (r.observed === "UNSUPPORTED" ? r.unsupported : undefined) },
+    {
+      key: "unsupported",
+      label: "unsupported",
+      status: "UNSUPPORTED",
+      met: (r: RowResult) => (r.observed === "UNSUPPORTED" ? r.unsupported : undefined),
+    },
     { key: "faults", label: "server fault", status: "FAIL", met: (r: RowResult) => (r.observed === "FAIL" ? r.faults : undefined) },
   ] as const;
   for (const { key, label, status, met } of kinds) {
     const all = (): Record<string, OperationPin> => Object.assign({}, ...files.map((f) => f.data[key] ?? {}));
     for (const f of files) {
       for (const [op, pin] of Object.entries(f.data[key] ?? {})) {
-        const seen = [...answered].find(([o, service]) => operationPinFor(o, { [op]: pin }) && pinApplies({ status, ...pin }, versions[service]));
+        const seen = [...answered].find(
+          ([o, service]) => operationPinFor(o, { [op]: pin }) && pinApplies({ status, ...pin }, versions[service]),
+        );
         if (!seen) continue;
         delete f.data[key]![op];
         sum.removedOperations.push(`${label} ${op} (${seen[0]} answered)`);
@@ -317,8 +359,10 @@ async function main(): Promise<number> {
   if (stop !== undefined) return stop;
   const [name] = program.args as [string | undefined];
   const opts = program.opts<{ report?: string; expectations?: string; force?: boolean; dryRun?: boolean }>();
-  if (!name && !opts.expectations) throw new ConfigError("name a target (e.g. `npm run expectations:update -- azurite`) or pass --expectations <path>.");
-  if (name && !/^[a-z0-9][a-z0-9_-]*$/i.test(name)) throw new ConfigError(`target ${JSON.stringify(name)}: use a plain name (letters, digits, - and _), or --expectations <path>.`);
+  if (!name && !opts.expectations)
+    throw new ConfigError("name a target (e.g. `npm run expectations:update -- azurite`) or pass --expectations <path>.");
+  if (name && !/^[a-z0-9][a-z0-9_-]*$/i.test(name))
+    throw new ConfigError(`target ${JSON.stringify(name)}: use a plain name (letters, digits, - and _), or --expectations <path>.`);
   const mainPath = opts.expectations ? resolve(opts.expectations) : expectationPath(name!);
   const reportPath = resolve(opts.report ?? join(process.env.CONFORMANCE_REPORT_DIR || "reports", "conformance.json"));
   if (!existsSync(reportPath)) throw new ConfigError(`no report at ${reportPath}: run the suite first (npm test) or pass --report <path>.`);
@@ -340,12 +384,16 @@ async function main(): Promise<number> {
   if (!opts.dryRun) writeFiles(files, sum);
   const rel = (p: string) => relative(process.cwd(), p) || p;
   const named = [...new Set(Object.values(versions))].join(", ");
-  console.log(`From ${rel(reportPath)} (${report.run.target.kind}${named ? ` version ${named}` : ""}, ${report.results.length} results, ${report.run.finishedAt}):`);
+  console.log(
+    `From ${rel(reportPath)} (${report.run.target.kind}${named ? ` version ${named}` : ""}, ${report.results.length} results, ${report.run.finishedAt}):`,
+  );
   for (const id of sum.added) console.log(`  + pinned   ${id}  (reason: ${TODO_REASON})`);
   for (const c of sum.changed) console.log(`  ~ changed  ${c.id}: ${c.from}  ->  ${c.to}`);
   for (const c of sum.ranged) console.log(`  ~ versions ${c.id}: ${c.from}  ->  ${c.to}`);
   for (const c of sum.conflicts) {
-    console.log(`  ! conflict ${c.id}: pinned for versions ${c.versions}, but version ${c.version ?? "unknown"} fails otherwise (${c.signature ?? "no signature"}): edit by hand`);
+    console.log(
+      `  ! conflict ${c.id}: pinned for versions ${c.versions}, but version ${c.version ?? "unknown"} fails otherwise (${c.signature ?? "no signature"}): edit by hand`,
+    );
   }
   for (const id of sum.removed) console.log(`  - passes   ${id}  (pin removed)`);
   for (const id of sum.stale) console.log(`  - gone     ${id}  (no such test any more; pin removed)`);
@@ -358,7 +406,8 @@ async function main(): Promise<number> {
     for (const p of sum.deleted) console.log(`deleted ${rel(p)} (no pins left)`);
     if (!sum.written.length && !sum.deleted.length) console.log("No change.");
   }
-  if (sum.todo.length) console.log(`${sum.todo.length} pin(s) still need a reason (search for "${TODO_REASON}"); review with git diff before committing.`);
+  if (sum.todo.length)
+    console.log(`${sum.todo.length} pin(s) still need a reason (search for "${TODO_REASON}"); review with git diff before committing.`);
   return 0;
 }
 

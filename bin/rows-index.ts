@@ -49,7 +49,10 @@ export async function rowsIndex(): Promise<string> {
     const claim = rowLocation(row.id);
     const runner = runnerOf(row.run, definedIn);
     // An inline row's code is at its ID where the file that registered it spells it.
-    const inline = claim && definedIn && join(ROOT, claim.file) === definedIn ? `${showLocation(claim)} inline` : `${definedIn ? relative(ROOT, definedIn) : "?"} inline`;
+    const inline =
+      claim && definedIn && join(ROOT, claim.file) === definedIn
+        ? `${showLocation(claim)} inline`
+        : `${definedIn ? relative(ROOT, definedIn) : "?"} inline`;
     return [row.id, row.level, showLocation(claim), runner === "inline" ? inline : runner].join("\t");
   });
   return [...HEADER, ...lines, ""].join("\n");
@@ -57,7 +60,9 @@ export async function rowsIndex(): Promise<string> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes("--help")) {
-    console.log("Usage: npm run rows [-- --check]\nWrites catalogue/rows.tsv, the index of every row; --check exits 1 when it is stale, writing nothing.");
+    console.log(
+      "Usage: npm run rows [-- --check]\nWrites catalogue/rows.tsv, the index of every row; --check exits 1 when it is stale, writing nothing.",
+    );
     process.exit(0);
   }
   const text = await rowsIndex();

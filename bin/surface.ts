@@ -27,8 +27,10 @@ const ABOUT = [
 function readRun(path: string): Report {
   if (!existsSync(path)) throw new ConfigError(`no report at ${path}: run the suite (npm test) first.`);
   const report = JSON.parse(readFileSync(path, "utf8")) as Report;
-  if (!READABLE_SCHEMAS.includes(String(report.schema)) || !Array.isArray(report.results)) throw new ConfigError(`${path} is not a conformance report.`);
-  if (report.notRun.length) throw new ConfigError(`${path} is not a full run (${report.notRun.length} rows not selected): the rows column needs every row.`);
+  if (!READABLE_SCHEMAS.includes(String(report.schema)) || !Array.isArray(report.results))
+    throw new ConfigError(`${path} is not a conformance report.`);
+  if (report.notRun.length)
+    throw new ConfigError(`${path} is not a full run (${report.notRun.length} rows not selected): the rows column needs every row.`);
   return report;
 }
 
@@ -39,14 +41,21 @@ export function withRows(pairs: SurfacePair[], run: Report | undefined, listed: 
     return pairs.map((p) => ({ ...p, rows: rows.get(pairKey(p)) ?? [] }));
   }
   const coverage = surfaceCoverage(pairs, run.results, { services: run.run.target.services, notRun: run.notRun });
-  return coverage.entries.map((e) => ({ service: e.service, operation: e.operation, sdkOperation: e.sdkOperation, parameter: e.parameter, kind: e.kind, rows: e.rows }));
+  return coverage.entries.map((e) => ({
+    service: e.service,
+    operation: e.operation,
+    sdkOperation: e.sdkOperation,
+    parameter: e.parameter,
+    kind: e.kind,
+    rows: e.rows,
+  }));
 }
 
 /** Where the rows came from, for the file's head. */
 function provenance(run: Report | undefined, listed: string | undefined): string {
   if (!run) return listed ?? "rows: none yet (no run given)";
   const t = run.run.target;
-  const server = t.azuriteVersion ? `Azurite ${t.azuriteVersion}` : Object.values(t.server).find(Boolean) ?? t.kind;
+  const server = t.azuriteVersion ? `Azurite ${t.azuriteVersion}` : (Object.values(t.server).find(Boolean) ?? t.kind);
   return `rows from a run against ${t.name} (${server}) on ${run.run.startedAt.slice(0, 10)}${run.run.suite.commit ? `, suite ${run.run.suite.commit.slice(0, 10)}` : ""}.`;
 }
 
@@ -54,8 +63,13 @@ async function main(): Promise<number> {
   const program = withOneLineErrors(
     new Command()
       .name("surface")
-      .description("Writes catalogue/surface.tsv: every (REST operation, concurrency parameter) pair the installed SDKs' generated operation specs take (catalogue section S), and the rows that sent each in a full run.")
-      .option("--run <conformance.json>", "a full run's report: the rows column becomes the rows whose evidence sent each pair (default: keep the file's rows)")
+      .description(
+        "Writes catalogue/surface.tsv: every (REST operation, concurrency parameter) pair the installed SDKs' generated operation specs take (catalogue section S), and the rows that sent each in a full run.",
+      )
+      .option(
+        "--run <conformance.json>",
+        "a full run's report: the rows column becomes the rows whose evidence sent each pair (default: keep the file's rows)",
+      )
       .option("--out <path>", "write here instead of catalogue/surface.tsv"),
   );
   const stop = parseArgs(program);
@@ -63,12 +77,18 @@ async function main(): Promise<number> {
   const opts = program.opts<{ run?: string; out?: string }>();
   const run = opts.run ? readRun(resolve(opts.run)) : undefined;
   const listed = listedSurface() ?? [];
-  const previous = existsSync(SURFACE_FILE) ? readFileSync(SURFACE_FILE, "utf8").split("\n").find((l) => l.startsWith("# rows from ")) : undefined;
+  const previous = existsSync(SURFACE_FILE)
+    ? readFileSync(SURFACE_FILE, "utf8")
+        .split("\n")
+        .find((l) => l.startsWith("# rows from "))
+    : undefined;
   const pairs = withRows(await installedSurface(), run, listed);
   const out = resolve(opts.out ?? SURFACE_FILE);
   writeFileSync(out, formatSurface(pairs, [...ABOUT, provenance(run, previous?.slice(2))]));
   const covered = pairs.filter((p) => p.rows.length).length;
-  console.log(`${relative(ROOT, out) || out}: ${pairs.length} pairs (${pairs.filter((p) => p.service === "blob").length} blob, ${pairs.filter((p) => p.service === "file").length} file, ${pairs.filter((p) => p.service === "queue").length} queue, ${pairs.filter((p) => p.service === "table").length} table), ${covered} with rows`);
+  console.log(
+    `${relative(ROOT, out) || out}: ${pairs.length} pairs (${pairs.filter((p) => p.service === "blob").length} blob, ${pairs.filter((p) => p.service === "file").length} file, ${pairs.filter((p) => p.service === "queue").length} queue, ${pairs.filter((p) => p.service === "table").length} table), ${covered} with rows`,
+  );
   return 0;
 }
 

@@ -77,7 +77,8 @@ async function main(): Promise<number> {
     return 0;
   }
   for (const [svc, names] of Object.entries(found)) {
-    for (const n of names) console.log(`${opts.dryRun ? "would remove" : "removing"} ${svc} ${n} (run started ${prefixTime(n)!.toISOString()})`);
+    for (const n of names)
+      console.log(`${opts.dryRun ? "would remove" : "removing"} ${svc} ${n} (run started ${prefixTime(n)!.toISOString()})`);
   }
   if (opts.dryRun) {
     console.log(`${count} resource(s) older than ${opts.olderThan} on ${where}; dry run, nothing removed.`);
@@ -85,7 +86,9 @@ async function main(): Promise<number> {
   }
   const done = await removeOurs(clients, services, NAME_PREFIX, match);
   for (const f of done.failed) console.error(`could not remove ${f.name}: ${f.error}`);
-  console.log(`Swept ${done.removed.length} resource(s) older than ${opts.olderThan} from ${where}${done.failed.length ? `; ${done.failed.length} failed` : ""}.`);
+  console.log(
+    `Swept ${done.removed.length} resource(s) older than ${opts.olderThan} from ${where}${done.failed.length ? `; ${done.failed.length} failed` : ""}.`,
+  );
   return done.failed.length ? 1 : 0;
 }
 

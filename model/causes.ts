@@ -68,16 +68,35 @@ export function causeKeyOf(r: RowResult): Key | undefined {
     }
   }
   const fault = r.faults?.[0];
-  if (fault) return { operation: fault.operation, status: fault.status, code: fault.code, problem: "a server error on every try", step: "any" };
+  if (fault)
+    return { operation: fault.operation, status: fault.status, code: fault.code, problem: "a server error on every try", step: "any" };
   const f = r.failure ?? {};
   const got = /^(.+): (\d{3})(?: (\S+))?$/.exec(f.got ?? "");
-  if (got && f.expected === "success") return { operation: got[1], status: Number(got[2]), code: got[3], problem: Number(got[2]) >= 300 ? "refused where the row needed it to succeed" : "not the success the row needed", step: stepKind(f.step) };
+  if (got && f.expected === "success")
+    return {
+      operation: got[1],
+      status: Number(got[2]),
+      code: got[3],
+      problem: Number(got[2]) >= 300 ? "refused where the row needed it to succeed" : "not the success the row needed",
+      step: stepKind(f.step),
+    };
   if (f.expected === "an answer the SDK can read") {
-    const read = [...r.evidence].reverse().find((x) => x.status !== undefined && !x.poll && (x.step === f.step || !f.step) && (x.method === "GET" || x.method === "HEAD"));
-    return { operation: opName(read), status: read?.status, code: read?.errorCode, problem: "an answer the SDK could not read", step: stepKind(f.step) };
+    const read = [...r.evidence]
+      .reverse()
+      .find((x) => x.status !== undefined && !x.poll && (x.step === f.step || !f.step) && (x.method === "GET" || x.method === "HEAD"));
+    return {
+      operation: opName(read),
+      status: read?.status,
+      code: read?.errorCode,
+      problem: "an answer the SDK could not read",
+      step: stepKind(f.step),
+    };
   }
   const x = decidingExchange(r.evidence, r.failure);
-  const problem = f.expected !== undefined || f.got !== undefined ? `expected ${f.expected ?? "?"}, got ${f.got ?? "?"}` : (r.signature ?? r.message ?? "failed").replace(/ \(step "[^"]*": .* answered .*\)$/, "");
+  const problem =
+    f.expected !== undefined || f.got !== undefined
+      ? `expected ${f.expected ?? "?"}, got ${f.got ?? "?"}`
+      : (r.signature ?? r.message ?? "failed").replace(/ \(step "[^"]*": .* answered .*\)$/, "");
   return { operation: opName(x), status: x?.status, code: x?.errorCode, problem, step: stepKind(f.step) };
 }
 
@@ -109,7 +128,8 @@ function groupOf(k: Key): string {
   if (/^(2\d\d|success)$/.test(got) && /^[3-5]\d\d\b/.test(expected)) return JSON.stringify(["not refused", expected.slice(0, 3), k.step]);
   if (got === "another form" || got === "malformed") return JSON.stringify(["form", expected, got]);
   // The status expected, with no error code: the answer carried none the SDK could read.
-  if (/^\d{3}$/.test(got) && /^\S+$/.test(expected.slice(got.length + 1)) && expected.startsWith(`${got} `)) return JSON.stringify(["no code", k.step]);
+  if (/^\d{3}$/.test(got) && /^\S+$/.test(expected.slice(got.length + 1)) && expected.startsWith(`${got} `))
+    return JSON.stringify(["no code", k.step]);
   // One status in place of another: the same answer whichever step met it.
   return JSON.stringify(["status", k.status ?? null, k.code ?? null, expected.split(" ")[0]]);
 }
@@ -117,7 +137,21 @@ function groupOf(k: Key): string {
 const NOT_SERVED = /^the target does not serve the (\w+) service$/;
 
 /** Headers a check may find missing, named in what it expected. */
-const HEADERS = ["lease state", "lease status", "lease duration", "ETag", "Last-Modified", "Date", "x-ms-lease-time", "x-ms-lease-id", "x-ms-time-next-visible", "x-ms-popreceipt", "x-ms-copy-status", "x-ms-snapshot", "x-ms-version-id"];
+const HEADERS = [
+  "lease state",
+  "lease status",
+  "lease duration",
+  "ETag",
+  "Last-Modified",
+  "Date",
+  "x-ms-lease-time",
+  "x-ms-lease-id",
+  "x-ms-time-next-visible",
+  "x-ms-popreceipt",
+  "x-ms-copy-status",
+  "x-ms-snapshot",
+  "x-ms-version-id",
+];
 
 /** The header a check expected and found missing ("a new ETag", "the resource's Last-Modified, as read": ETag, Last-Modified); else its words. */
 function missingOf(expected: string): string {
@@ -137,14 +171,23 @@ function operationsOf(ops: Map<string, number>): string {
  */
 export function causesOf(results: RowResult[]): Cause[] {
   const byId = new Map(results.map((r) => [r.id, r]));
-  const groups = new Map<string, { key: Key; problems: Map<string, number>; ops: Map<string, number>; steps: Set<string>; rows: string[] }>();
+  const groups = new Map<
+    string,
+    { key: Key; problems: Map<string, number>; ops: Map<string, number>; steps: Set<string>; rows: string[] }
+  >();
   for (const r of results) {
     if (r.observed === "PASS") continue;
     const finer = r.failure?.failed?.map((label) => byId.get(`${r.id}/${label}`)).find((x) => x && x.observed !== "PASS");
     const key = (finer && causeKeyOf(finer)) ?? causeKeyOf(r);
     if (!key) continue;
     const text = groupOf(key);
-    const g = groups.get(text) ?? { key, problems: new Map<string, number>(), ops: new Map<string, number>(), steps: new Set<string>(), rows: [] as string[] };
+    const g = groups.get(text) ?? {
+      key,
+      problems: new Map<string, number>(),
+      ops: new Map<string, number>(),
+      steps: new Set<string>(),
+      rows: [] as string[],
+    };
     g.steps.add(key.step);
     g.problems.set(key.problem, (g.problems.get(key.problem) ?? 0) + 1);
     if (key.operation) g.ops.set(key.operation, (g.ops.get(key.operation) ?? 0) + 1);
@@ -152,7 +195,14 @@ export function causesOf(results: RowResult[]): Cause[] {
     groups.set(text, g);
   }
   return [...groups.values()]
-    .map(({ key, problems, ops, steps, rows }) => ({ rank: 0, ...key, ...(steps.size > 1 ? { step: "any" } : {}), ...(ops.size > 1 ? { operation: operationsOf(ops), status: undefined, code: undefined } : {}), problem: notServed(problems) ?? notRefused(problems) ?? mostCommon(problems, rows.length), rows }))
+    .map(({ key, problems, ops, steps, rows }) => ({
+      rank: 0,
+      ...key,
+      ...(steps.size > 1 ? { step: "any" } : {}),
+      ...(ops.size > 1 ? { operation: operationsOf(ops), status: undefined, code: undefined } : {}),
+      problem: notServed(problems) ?? notRefused(problems) ?? mostCommon(problems, rows.length),
+      rows,
+    }))
     .sort((a, b) => b.rows.length - a.rows.length || a.operation.localeCompare(b.operation))
     .map((c, i) => ({ ...c, rank: i + 1 }));
 }

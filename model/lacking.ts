@@ -27,7 +27,13 @@ function operationsOf(
   for (const r of results) {
     if (!counts(r)) continue;
     for (const u of entries(r) ?? []) {
-      const e = out.get(u.operation) ?? { operation: u.operation, status: u.status, code: u.code, rows: [], pinned: operationPinFor(u.operation, pins) };
+      const e = out.get(u.operation) ?? {
+        operation: u.operation,
+        status: u.status,
+        code: u.code,
+        rows: [],
+        pinned: operationPinFor(u.operation, pins),
+      };
       if (!e.rows.includes(r.id)) e.rows.push(r.id);
       out.set(u.operation, e);
     }
@@ -37,12 +43,22 @@ function operationsOf(
 
 /** The operations a run's rows found the target lacking: each once, with the rows it took down, most rows first. */
 export function unsupportedOperations(results: RowResult[], pins?: Record<string, OperationPin>): LackingOperation[] {
-  return operationsOf(results, (r) => r.status === "UNSUPPORTED", (r) => r.unsupported, pins);
+  return operationsOf(
+    results,
+    (r) => r.status === "UNSUPPORTED",
+    (r) => r.unsupported,
+    pins,
+  );
 }
 
 /** The operations the target answered with a server error on every try, in both runs of the rows they decided (FAIL): each once, with those rows. */
 export function faultingOperations(results: RowResult[], pins?: Record<string, OperationPin>): LackingOperation[] {
-  return operationsOf(results, (r) => r.observed === "FAIL", (r) => r.faults, pins);
+  return operationsOf(
+    results,
+    (r) => r.observed === "FAIL",
+    (r) => r.faults,
+    pins,
+  );
 }
 
 /** Why rows left the run incomplete (INCONCLUSIVE, not pinned so): each kind of non-answer once, with its rows. */

@@ -143,13 +143,25 @@ export function signatureMatches(pinned: string | FailureSignature | undefined, 
   return !!result.failure && canonical(pinned) === canonical(result.failure);
 }
 
-const canonical = (s: FailureSignature) => JSON.stringify(Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))));
+const canonical = (s: FailureSignature) =>
+  JSON.stringify(
+    Object.fromEntries(
+      Object.entries(s)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    ),
+  );
 
 /** A signature for people: the text form as is, the data form as "step: expected …, got …". */
 export function showSignature(s: string | FailureSignature | undefined): string {
   if (s === undefined) return "any";
   if (typeof s === "string") return s;
-  const parts = [s.step && `step "${s.step}"`, s.expected !== undefined && `expected ${s.expected}`, s.got !== undefined && `got ${s.got}`, s.failed && `failed ${s.failed.join(", ")}`].filter(Boolean);
+  const parts = [
+    s.step && `step "${s.step}"`,
+    s.expected !== undefined && `expected ${s.expected}`,
+    s.got !== undefined && `got ${s.got}`,
+    s.failed && `failed ${s.failed.join(", ")}`,
+  ].filter(Boolean);
   return parts.length ? parts.join(", ") : "any failure";
 }
 
@@ -241,7 +253,11 @@ export interface RunInfo {
 
 export const SCHEMA = "azure-storage-concurrency-conformance/report@3";
 /** Report schemas this version reads (compare, expectations:update): @1 is @2 without UNSUPPORTED, @2 is @3 without ERROR, `causes` and `basis`. */
-export const READABLE_SCHEMAS = ["azure-storage-concurrency-conformance/report@1", "azure-storage-concurrency-conformance/report@2", SCHEMA];
+export const READABLE_SCHEMAS = [
+  "azure-storage-concurrency-conformance/report@1",
+  "azure-storage-concurrency-conformance/report@2",
+  SCHEMA,
+];
 
 /** An answer that decided non-PASS rows (model/causes.ts groups them): the report opens with these. */
 export interface Cause {
@@ -277,7 +293,10 @@ export interface Report {
  * the target's expectation file pins the operations it lacks.
  */
 export const failsRun = (r: Pick<RowResult, "status" | "expectation">): boolean =>
-  r.status === "FAIL" || r.status === "UNEXPECTED_PASS" || r.status === "ERROR" || (r.status === "UNSUPPORTED" && r.expectation?.status !== "UNSUPPORTED");
+  r.status === "FAIL" ||
+  r.status === "UNEXPECTED_PASS" ||
+  r.status === "ERROR" ||
+  (r.status === "UNSUPPORTED" && r.expectation?.status !== "UNSUPPORTED");
 /**
  * The exit code a report's results give: 3 when the suite itself failed on a
  * row (ERROR: a bug in the suite, whatever the other verdicts), else 1 when a
@@ -292,7 +311,8 @@ export function exitCodeOf(results: Pick<RowResult, "status" | "expectation">[])
 export const INTERNAL_ERROR_EXIT_CODE = 3;
 
 /** An INCONCLUSIVE row not pinned so: a row pinned as INCONCLUSIVE is one the target's file says cannot be decided there. */
-export const leavesRunIncomplete = (r: Pick<RowResult, "status" | "expectation">): boolean => r.status === "INCONCLUSIVE" && r.expectation?.status !== "INCONCLUSIVE";
+export const leavesRunIncomplete = (r: Pick<RowResult, "status" | "expectation">): boolean =>
+  r.status === "INCONCLUSIVE" && r.expectation?.status !== "INCONCLUSIVE";
 export const INCOMPLETE_EXIT_CODE = 4;
 export const countsAsPassed = (s: Status): boolean => s === "PASS" || s === "EXPECTED_FAIL";
 
@@ -336,7 +356,10 @@ export const STATUS_MARK: Record<Status, string> = {
 export const operationFamily = (operation: string): string => operation.replace(/\s*\(.*\)$/, "");
 
 /** The pin (by exact operation, else by its family) that covers an operation, with the key it is filed under. */
-export function operationPinFor(operation: string, pins: Record<string, OperationPin> | undefined): (OperationPin & { key: string }) | undefined {
+export function operationPinFor(
+  operation: string,
+  pins: Record<string, OperationPin> | undefined,
+): (OperationPin & { key: string }) | undefined {
   if (!pins) return undefined;
   const family = operationFamily(operation);
   const key = operation in pins ? operation : family in pins ? family : undefined;

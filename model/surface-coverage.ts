@@ -3,7 +3,16 @@
 // whether one of them was refused for it alone, and why a pair went unsent.
 // The rules are stated in reporters/SCHEMA.md (`surface`).
 import type { Exchange, RowResult, ServiceProbe } from "./result.ts";
-import { classifierOperationOf, kindOf, surfaceOperationOf, type ListedPair, type NotSentReason, type SurfaceCoverage, type SurfaceEntry, type SurfacePair } from "./surface.ts";
+import {
+  classifierOperationOf,
+  kindOf,
+  surfaceOperationOf,
+  type ListedPair,
+  type NotSentReason,
+  type SurfaceCoverage,
+  type SurfaceEntry,
+  type SurfacePair,
+} from "./surface.ts";
 
 /** An exchange's answer, and what the request was: what a refusal is judged on. */
 interface Answer {
@@ -66,7 +75,10 @@ export function couldRefuse(parameter: string, value: string, a: Answer): boolea
     case "append condition":
       return is(412, [p.endsWith("appendpos") ? "AppendPositionConditionNotMet" : "MaxBlobSizeConditionNotMet"]);
     case "lease id":
-      return is(412, ["InfiniteLeaseDurationRequired"]) || ((is(412) || is(409)) && (a.code === undefined || (/^Lease/.test(a.code) && a.code !== "LeaseAlreadyPresent")));
+      return (
+        is(412, ["InfiniteLeaseDurationRequired"]) ||
+        ((is(412) || is(409)) && (a.code === undefined || (/^Lease/.test(a.code) && a.code !== "LeaseAlreadyPresent")))
+      );
     case "lease parameter":
       if (is(400)) return !inRange(p, value, a.operation);
       return p === "x-ms-proposed-lease-id" && is(409, ["LeaseAlreadyPresent", "LeaseIsBreakingAndCannotBeAcquired"]);
@@ -101,7 +113,8 @@ interface Seen {
 /** For each pair (by seenKey), the rows that sent it and those refused for it alone. */
 function seenInEvidence(pairs: SurfacePair[], results: RowResult[]): Map<string, Seen> {
   const parametersOf = new Map<string, string[]>();
-  for (const p of pairs) parametersOf.set(keyOf(p.service, p.operation), [...(parametersOf.get(keyOf(p.service, p.operation)) ?? []), p.parameter]);
+  for (const p of pairs)
+    parametersOf.set(keyOf(p.service, p.operation), [...(parametersOf.get(keyOf(p.service, p.operation)) ?? []), p.parameter]);
   const seen = new Map<string, Seen>();
   for (const r of results) {
     for (const ex of [...r.evidence, ...(r.retried?.evidence ?? [])]) {
@@ -123,9 +136,15 @@ function seenInEvidence(pairs: SurfacePair[], results: RowResult[]): Map<string,
 }
 
 /** What the target and the run say of a pair no row sent (the first that holds, in this order). */
-function whyNotSent(pair: ListedPair | SurfacePair, results: Map<string, RowResult>, context: CoverageContext, lacking: Set<string>): NotSentReason {
+function whyNotSent(
+  pair: ListedPair | SurfacePair,
+  results: Map<string, RowResult>,
+  context: CoverageContext,
+  lacking: Set<string>,
+): NotSentReason {
   if (context.services.some((s) => s.service === pair.service && !s.available)) return "NOT_AVAILABLE";
-  if (lacking.has(keyOf(pair.service, classifierOperationOf(pair.operation))) || lacking.has(keyOf(pair.service, pair.operation))) return "UNSUPPORTED";
+  if (lacking.has(keyOf(pair.service, classifierOperationOf(pair.operation))) || lacking.has(keyOf(pair.service, pair.operation)))
+    return "UNSUPPORTED";
   const covering = "rows" in pair ? pair.rows : [];
   const statuses = covering.map((id) => results.get(id)?.status);
   for (const s of ["UNSUPPORTED", "PRECONDITION_FAILED", "NOT_AVAILABLE"] as const) if (statuses.includes(s)) return s;
@@ -148,13 +167,34 @@ export interface CoverageContext {
 export function surfaceCoverage(pairs: (ListedPair | SurfacePair)[], results: RowResult[], context: CoverageContext): SurfaceCoverage {
   const seen = seenInEvidence(pairs, results);
   const byId = new Map(results.map((r) => [r.id, r]));
-  const lacking = new Set(results.flatMap((r) => (r.unsupported ?? []).map((u) => keyOf(r.evidence.find((e) => e.operation === u.operation)?.service ?? r.service, u.operation))));
+  const lacking = new Set(
+    results.flatMap((r) =>
+      (r.unsupported ?? []).map((u) => keyOf(r.evidence.find((e) => e.operation === u.operation)?.service ?? r.service, u.operation)),
+    ),
+  );
   const entries = pairs.map((pair): SurfaceEntry => {
     const s = seen.get(seenKey(pair.service, pair.operation, pair.parameter));
-    const base: SurfacePair = { service: pair.service, operation: pair.operation, sdkOperation: pair.sdkOperation, parameter: pair.parameter, kind: pair.kind };
+    const base: SurfacePair = {
+      service: pair.service,
+      operation: pair.operation,
+      sdkOperation: pair.sdkOperation,
+      parameter: pair.parameter,
+      kind: pair.kind,
+    };
     if (!s) return { ...base, sent: false, rows: [], refusedAlone: false, notSentBecause: whyNotSent(pair, byId, context, lacking) };
     const refusedBy = [...s.refusedBy].sort();
-    return { ...base, sent: true, rows: [...s.rows].sort(), refusedAlone: refusedBy.length > 0, ...(refusedBy.length ? { refusedBy } : {}) };
+    return {
+      ...base,
+      sent: true,
+      rows: [...s.rows].sort(),
+      refusedAlone: refusedBy.length > 0,
+      ...(refusedBy.length ? { refusedBy } : {}),
+    };
   });
-  return { pairs: entries.length, sent: entries.filter((e) => e.sent).length, refusedAlone: entries.filter((e) => e.refusedAlone).length, entries };
+  return {
+    pairs: entries.length,
+    sent: entries.filter((e) => e.sent).length,
+    refusedAlone: entries.filter((e) => e.refusedAlone).length,
+    entries,
+  };
 }

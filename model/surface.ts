@@ -80,7 +80,12 @@ const VARIANTS: { operation: string; variant: (header: (name: string) => string 
   { operation: "Put Page", variant: (h) => (h("x-ms-page-write")?.toLowerCase() === "clear" ? "clear" : "update") },
   {
     operation: "Set Blob Properties",
-    variant: (h) => (h("x-ms-sequence-number-action") !== undefined ? "sequence number" : h("x-ms-blob-content-length") !== undefined ? "resize" : undefined),
+    variant: (h) =>
+      h("x-ms-sequence-number-action") !== undefined
+        ? "sequence number"
+        : h("x-ms-blob-content-length") !== undefined
+          ? "resize"
+          : undefined,
   },
 ];
 
@@ -101,7 +106,13 @@ export const pairKey = (p: SurfacePair): string => [p.service, p.operation, p.sd
 
 /** Service, operation, parameter, SDK operation: the order of catalogue/surface.tsv. */
 export function sortPairs<T extends SurfacePair>(pairs: T[]): T[] {
-  return [...pairs].sort((a, b) => compare(a.service, b.service) || compare(a.operation, b.operation) || compare(a.parameter, b.parameter) || compare(a.sdkOperation, b.sdkOperation));
+  return [...pairs].sort(
+    (a, b) =>
+      compare(a.service, b.service) ||
+      compare(a.operation, b.operation) ||
+      compare(a.parameter, b.parameter) ||
+      compare(a.sdkOperation, b.sdkOperation),
+  );
 }
 
 /** Every (operation, concurrency parameter) pair of the specs, once, named by `nameOf`. */
@@ -133,7 +144,9 @@ export const SURFACE_COLUMNS = ["service", "REST operation", "SDK operation", "p
 
 /** catalogue/surface.tsv: comment lines (`#`), the column names, one pair a line, its rows space-separated. */
 export function formatSurface(pairs: ListedPair[], comments: string[]): string {
-  const lines = sortPairs(pairs).map((p) => [p.service, p.operation, p.sdkOperation, p.parameter, p.kind, [...p.rows].sort().join(" ")].join("\t"));
+  const lines = sortPairs(pairs).map((p) =>
+    [p.service, p.operation, p.sdkOperation, p.parameter, p.kind, [...p.rows].sort().join(" ")].join("\t"),
+  );
   return [...comments.map((c) => `# ${c}`), `# ${SURFACE_COLUMNS.join("\t")}`, ...lines, ""].join("\n");
 }
 
@@ -143,7 +156,14 @@ export function parseSurface(text: string): ListedPair[] {
     .filter((l) => l.trim() && !l.startsWith("#"))
     .map((l) => {
       const [service, operation, sdkOperation, parameter, kind, rows = ""] = l.split("\t");
-      return { service: service as SurfaceService, operation, sdkOperation, parameter, kind: kind as SurfaceKind, rows: rows.split(" ").filter(Boolean) };
+      return {
+        service: service as SurfaceService,
+        operation,
+        sdkOperation,
+        parameter,
+        kind: kind as SurfaceKind,
+        rows: rows.split(" ").filter(Boolean),
+      };
     });
 }
 

@@ -70,7 +70,8 @@ export function compareRuns(runs: CompareRun[]): Comparison {
     const first = cells.find(Boolean)!;
     for (let i = 1; i < cells.length; i++) {
       const [a, b] = [cells[i - 1], cells[i]];
-      if (a?.observed === "PASS" && (b?.observed === "FAIL" || b?.observed === "UNSUPPORTED")) regressions.push({ id, from: columns[i - 1].label, to: columns[i].label, message: b.message });
+      if (a?.observed === "PASS" && (b?.observed === "FAIL" || b?.observed === "UNSUPPORTED"))
+        regressions.push({ id, from: columns[i - 1].label, to: columns[i].label, message: b.message });
     }
     return { id, title: first.title, table: first.table, cells, changed: new Set(cells.map(verdictKey)).size > 1 };
   });
@@ -106,7 +107,10 @@ export function renderCompareMarkdown(c: Comparison, runs: CompareRun[], opts: R
   const out = [
     `# ${opts.title ?? (opts.diff ? "Conformance runs compared: what changed" : "Conformance runs side by side")}`,
     "",
-    ...c.columns.map((col, i) => `${i + 1}. **${mdCell(col.label)}**: Server \`${mdCell(col.server)}\`, suite ${runs[i].report.run.suite.version}, Node ${runs[i].report.run.node}`),
+    ...c.columns.map(
+      (col, i) =>
+        `${i + 1}. **${mdCell(col.label)}**: Server \`${mdCell(col.server)}\`, suite ${runs[i].report.run.suite.version}, Node ${runs[i].report.run.node}`,
+    ),
     "",
     ...statusLine(c, runs).map((l) => `- ${mdCell(l)}`),
     "",
@@ -115,7 +119,8 @@ export function renderCompareMarkdown(c: Comparison, runs: CompareRun[], opts: R
   ];
   if (c.regressions.length) {
     out.push(`**Regressions** (passed, then failed): ${c.regressions.length}`, "");
-    for (const r of c.regressions) out.push(`- \`${r.id}\`: ${mdCell(r.from)} → ${mdCell(r.to)}${r.message ? `: ${mdCell(r.message)}` : ""}`);
+    for (const r of c.regressions)
+      out.push(`- \`${r.id}\`: ${mdCell(r.from)} → ${mdCell(r.to)}${r.message ? `: ${mdCell(r.message)}` : ""}`);
     out.push("");
   }
   out.push(`| ID | ${c.columns.map((col) => mdCell(col.label)).join(" | ")} |`, `|---|${c.columns.map(() => "---").join("|")}|`);
@@ -147,7 +152,10 @@ td.cell a,td.cell span{color:inherit;text-decoration:none;white-space:nowrap}tr.
 export function renderCompareHtml(c: Comparison, runs: CompareRun[], opts: RenderOptions): string {
   const rows = opts.diff ? c.rows.filter((r) => r.changed) : c.rows;
   const title = opts.title ?? (opts.diff ? "Conformance runs compared: what changed" : "Conformance runs side by side");
-  const head = c.columns.map((col, i) => `<th data-col="${i}">${esc(col.kind)}<br><b>${esc(col.version ?? col.server)}</b><br><span class="meta">${esc(col.server)}<br>${esc(col.date)} UTC</span></th>`);
+  const head = c.columns.map(
+    (col, i) =>
+      `<th data-col="${i}">${esc(col.kind)}<br><b>${esc(col.version ?? col.server)}</b><br><span class="meta">${esc(col.server)}<br>${esc(col.date)} UTC</span></th>`,
+  );
   const body = rows.map((row) => {
     const cells = row.cells.map((r, i) => {
       if (!r) return `<td class="cell st-not-run" data-status="NOT_RUN"><span>· not run</span></td>`;
@@ -169,7 +177,9 @@ export function renderCompareHtml(c: Comparison, runs: CompareRun[], opts: Rende
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<title>${esc(title)}</title><style>${STYLE}</style></head><body>`,
     `<h1>${esc(title)}</h1>`,
-    `<ul class="meta">${statusLine(c, runs).map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`,
+    `<ul class="meta">${statusLine(c, runs)
+      .map((l) => `<li>${esc(l)}</li>`)
+      .join("")}</ul>`,
     `<p>${c.rows.filter((r) => r.changed).length} of ${c.rows.length} IDs differ between the runs${opts.diff ? " (only they are listed)" : " (marked at the left)"}. Each cell opens that run's evidence.</p>`,
     regressions,
     `<table id="compare"><thead><tr><th>ID</th>${head.join("")}</tr></thead><tbody>`,

@@ -10,7 +10,15 @@ import { surfaceSummary } from "./surface.ts";
 /** Causes the console lists (the reports list them all). */
 const CAUSES_SHOWN = 10;
 
-const COLOUR: Partial<Record<string, string>> = { PASS: "32", FAIL: "31", UNEXPECTED_PASS: "31", EXPECTED_FAIL: "33", INCONCLUSIVE: "35", UNSUPPORTED: "36", ERROR: "41" };
+const COLOUR: Partial<Record<string, string>> = {
+  PASS: "32",
+  FAIL: "31",
+  UNEXPECTED_PASS: "31",
+  EXPECTED_FAIL: "33",
+  INCONCLUSIVE: "35",
+  UNSUPPORTED: "36",
+  ERROR: "41",
+};
 const useColour = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (status: string) => (useColour && COLOUR[status] ? `\x1b[${COLOUR[status]}m${status}\x1b[0m` : status);
 
@@ -71,15 +79,26 @@ export class RowLines {
 export function printSummary(report: Report, files: string[]): void {
   const s = report.summary;
   console.log("");
-  console.log(`Target: ${report.run.target.kind} (${report.run.target.name})  expectations: ${report.run.expectations}  ${Math.round(report.run.durationMs / 100) / 10} s`);
-  console.log(STATUSES.filter((k) => s[k] > 0).map((k) => `${k} ${s[k]}`).join("  "));
+  console.log(
+    `Target: ${report.run.target.kind} (${report.run.target.name})  expectations: ${report.run.expectations}  ${Math.round(report.run.durationMs / 100) / 10} s`,
+  );
+  console.log(
+    STATUSES.filter((k) => s[k] > 0)
+      .map((k) => `${k} ${s[k]}`)
+      .join("  "),
+  );
   const beyond = [...new Set(report.results.map((r) => r.table))].filter(isBeyondArticle).sort((a, b) => sectionRank(a) - sectionRank(b));
   if (beyond.length) {
     console.log("Beyond the article (section X, rest rows; certification counts the article's doc rows only):");
     const w = Math.max(...beyond.map((t) => t.length));
     for (const t of beyond) {
       const rs = report.results.filter((r) => r.table === t);
-      console.log(`  ${t.padEnd(w)}  ${STATUSES.map((k) => [k, rs.filter((r) => r.status === k).length] as const).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join("  ")}`);
+      console.log(
+        `  ${t.padEnd(w)}  ${STATUSES.map((k) => [k, rs.filter((r) => r.status === k).length] as const)
+          .filter(([, n]) => n)
+          .map(([k, n]) => `${k} ${n}`)
+          .join("  ")}`,
+      );
     }
   }
   const causes = report.causes ?? [];
@@ -87,12 +106,17 @@ export function printSummary(report: Report, files: string[]): void {
     const shown = causes.slice(0, CAUSES_SHOWN);
     const covered = shown.reduce((n, c) => n + c.rows.length, 0);
     const all = causes.reduce((n, c) => n + c.rows.length, 0);
-    console.log(`\nCauses (the answers that decided the ${all} non-PASS rows${causes.length > shown.length ? `; the first ${shown.length} decide ${covered}` : ""}):`);
-    for (const c of shown) console.log(`  ${String(c.rank).padStart(2)}. ${String(c.rows.length).padStart(3)} row(s)  ${headline(showCause(c), 150)}`);
+    console.log(
+      `\nCauses (the answers that decided the ${all} non-PASS rows${causes.length > shown.length ? `; the first ${shown.length} decide ${covered}` : ""}):`,
+    );
+    for (const c of shown)
+      console.log(`  ${String(c.rank).padStart(2)}. ${String(c.rows.length).padStart(3)} row(s)  ${headline(showCause(c), 150)}`);
   }
   const errors = report.results.filter((r) => r.status === "ERROR");
   if (errors.length) {
-    console.log(`\nThe suite failed on ${errors.length} row(s) (a bug in the suite, not a verdict about the target; exit code 3, please report it):`);
+    console.log(
+      `\nThe suite failed on ${errors.length} row(s) (a bug in the suite, not a verdict about the target; exit code 3, please report it):`,
+    );
     for (const r of errors) console.log(resultLine(r));
   }
   // UNSUPPORTED rows are listed by the operation they lack, once each, below.
@@ -109,8 +133,14 @@ export function printSummary(report: Report, files: string[]): void {
       console.log(`  ${l.operation}: ${l.status}${l.code ? " " + l.code : ""}, ${l.rows.length} row(s); ${pin}`);
     }
   };
-  operations("Operations the target does not implement (their rows are UNSUPPORTED", unsupportedOperations(report.results, report.run.operationPins));
-  operations("Operations the target answers with a server error, on every try and again on the re-run (their rows FAIL", faultingOperations(report.results, report.run.faultPins));
+  operations(
+    "Operations the target does not implement (their rows are UNSUPPORTED",
+    unsupportedOperations(report.results, report.run.operationPins),
+  );
+  operations(
+    "Operations the target answers with a server error, on every try and again on the re-run (their rows FAIL",
+    faultingOperations(report.results, report.run.faultPins),
+  );
   const rerun = report.results.filter((r) => r.retried);
   if (rerun.length) {
     console.log(`\nRe-run once (the first run got no answer from the target, INCONCLUSIVE): ${rerun.length} row(s)`);
@@ -119,7 +149,9 @@ export function printSummary(report: Report, files: string[]): void {
   const undecided = undecidedReasons(report.results);
   if (undecided.length) {
     const why = undecided.map((u) => `${u.rows.length} ${u.reason}`).join(", ");
-    console.log(`\nNo verdict: ${undecided.reduce((n, u) => n + u.rows.length, 0)} row(s) could not be decided (${why}); the run is incomplete, rerun to decide:`);
+    console.log(
+      `\nNo verdict: ${undecided.reduce((n, u) => n + u.rows.length, 0)} row(s) could not be decided (${why}); the run is incomplete, rerun to decide:`,
+    );
     for (const r of report.results.filter(leavesRunIncomplete)) console.log(resultLine(r));
   }
   for (const svc of report.run.target.services.filter((p) => !p.available)) {

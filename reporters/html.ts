@@ -102,12 +102,17 @@ function evidenceTable(r: RowResult): string {
 }
 
 function resultDetail(r: RowResult): string {
-  const parts = [`<p><code>${esc(r.id)}</code> ${badge(r.status)} <span class="meta">${esc(r.level)} · ${esc(r.source)} · ${esc(r.durationMs)} ms${r.location ? ` · code <code>${esc(r.location)}</code>` : ""}</span></p>`];
+  const parts = [
+    `<p><code>${esc(r.id)}</code> ${badge(r.status)} <span class="meta">${esc(r.level)} · ${esc(r.source)} · ${esc(r.durationMs)} ms${r.location ? ` · code <code>${esc(r.location)}</code>` : ""}</span></p>`,
+  ];
   parts.push(`<p>${esc(r.title)}</p>`);
   if (r.status !== r.observed) parts.push(`<p class="meta">Observed before expectations: ${esc(r.observed)}</p>`);
   if (r.message) parts.push(`<p class="msg">${esc(r.message)}</p>`);
   if (r.expectation) {
-    const link = r.expectation.link && /^https?:\/\//.test(r.expectation.link) ? ` <a href="${esc(r.expectation.link)}">${esc(r.expectation.link)}</a>` : "";
+    const link =
+      r.expectation.link && /^https?:\/\//.test(r.expectation.link)
+        ? ` <a href="${esc(r.expectation.link)}">${esc(r.expectation.link)}</a>`
+        : "";
     const ops = r.expectation.operations ? ` (${r.expectation.operations.map(esc).join(", ")})` : "";
     parts.push(`<p class="meta">Pinned: ${esc(r.expectation.status)}${ops} — ${esc(r.expectation.reason)}${link}</p>`);
   }
@@ -201,7 +206,13 @@ export function tableCounts(results: RowResult[]): TableCounts[] {
   for (const r of results) {
     let t = out.get(r.table);
     if (!t) {
-      t = { table: r.table, docPassed: 0, docTotal: 0, counts: Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>, total: 0 };
+      t = {
+        table: r.table,
+        docPassed: 0,
+        docTotal: 0,
+        counts: Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>,
+        total: 0,
+      };
       out.set(r.table, t);
     }
     t.counts[r.status] += 1;
@@ -224,7 +235,12 @@ function certification(report: Report): string {
     .map(([k, v]) => `${esc(k)}: ${esc(v)}`)
     .join(", ");
   const versions = Object.entries(run.apiVersionsSent)
-    .map(([svc, byVia]) => `${esc(svc)}: ${Object.entries(byVia).map(([via, vs]) => `${esc(via)} ${vs.map(esc).join("/")}`).join(", ")}`)
+    .map(
+      ([svc, byVia]) =>
+        `${esc(svc)}: ${Object.entries(byVia)
+          .map(([via, vs]) => `${esc(via)} ${vs.map(esc).join("/")}`)
+          .join(", ")}`,
+    )
     .join("; ");
   const missing = run.target.services.filter((s) => !s.available);
   const row = (t: TableCounts) =>
@@ -232,7 +248,8 @@ function certification(report: Report): string {
     `<td class="num"><b>${t.docTotal ? `${t.docPassed} / ${t.docTotal}` : "—"}</b></td>` +
     STATUSES.map((s) => `<td class="num ${t.counts[s] ? cls(s) : ""}">${t.counts[s] || ""}</td>`).join("") +
     `<td class="num">${t.total}</td></tr>`;
-  const head = (first: string) => `<thead><tr><th>${first}</th><th><code>doc</code> passed / total</th>${STATUSES.map((s) => `<th>${badge(s)}</th>`).join("")}<th>rows</th></tr></thead>`;
+  const head = (first: string) =>
+    `<thead><tr><th>${first}</th><th><code>doc</code> passed / total</th>${STATUSES.map((s) => `<th>${badge(s)}</th>`).join("")}<th>rows</th></tr></thead>`;
   const beyond = counts.filter((t) => isBeyondArticle(t.table));
   return [
     `<section id="certification"><h2>Certification summary</h2>`,
@@ -245,12 +262,19 @@ function certification(report: Report): string {
     `<tr><th>Date</th><td>${esc(run.startedAt)} – ${esc(run.finishedAt)} (${Math.round(run.durationMs / 1000)} s)</td></tr>`,
     `<tr><th>Expectations</th><td>${esc(run.expectations)}</td></tr>`,
     `<tr><th>Selection</th><td>${report.results.length} rows run${run.grep ? `, grep <code>${esc(run.grep)}</code>` : ""}${report.notRun.length ? `, ${report.notRun.length} not selected` : ""}</td></tr>`,
-    missing.length ? `<tr><th>Not available</th><td>${missing.map((s) => `${esc(s.service)}: ${esc(s.reason)}`).join("<br>")}</td></tr>` : "",
-    run.leftovers ? `<tr><th>Left behind</th><td class="st-fail">${esc(run.leftovers)} resource(s) with this run's prefix <code>${esc(run.runPrefix)}</code></td></tr>` : "",
+    missing.length
+      ? `<tr><th>Not available</th><td>${missing.map((s) => `${esc(s.service)}: ${esc(s.reason)}`).join("<br>")}</td></tr>`
+      : "",
+    run.leftovers
+      ? `<tr><th>Left behind</th><td class="st-fail">${esc(run.leftovers)} resource(s) with this run's prefix <code>${esc(run.runPrefix)}</code></td></tr>`
+      : "",
     `</tbody></table>`,
     lackingOperations(report),
     `<h3>Per table</h3><table class="cert">${head("Catalogue table")}`,
-    `<tbody>${counts.filter((t) => !isBeyondArticle(t.table)).map(row).join("")}</tbody></table>`,
+    `<tbody>${counts
+      .filter((t) => !isBeyondArticle(t.table))
+      .map(row)
+      .join("")}</tbody></table>`,
     beyond.length
       ? `<h3 id="beyond-summary">Beyond the article</h3><p class="meta">${esc(BEYOND_ARTICLE_NOTE)}</p><table class="cert">${head("Catalogue section X")}<tbody>${beyond.map(row).join("")}</tbody></table>`
       : "",
@@ -263,7 +287,9 @@ function operationTable(lacking: LackingOperation[], id: string, heading: string
   if (!lacking.length) return "";
   const rows = lacking.map((l) => {
     const link = l.pinned?.link && /^https?:\/\//.test(l.pinned.link) ? ` <a href="${esc(l.pinned.link)}">${esc(l.pinned.link)}</a>` : "";
-    const pin = l.pinned ? `pinned as <code>${esc(l.pinned.key)}</code>: ${esc(l.pinned.reason)}${link}` : `<b>not pinned</b>: fails the run`;
+    const pin = l.pinned
+      ? `pinned as <code>${esc(l.pinned.key)}</code>: ${esc(l.pinned.reason)}${link}`
+      : `<b>not pinned</b>: fails the run`;
     return `<tr data-operation="${esc(l.operation)}"><td>${esc(l.operation)}</td><td>${esc(l.status)}${l.code ? " " + esc(l.code) : ""}</td><td class="num">${l.rows.length}</td><td>${pin}</td></tr>`;
   });
   return (
@@ -298,7 +324,11 @@ function lackingOperations(report: Report): string {
 function surfaceSection(report: Report): string {
   const s = report.surface;
   if (!s) return "";
-  const rows = (ids: string[]) => ids.slice(0, 3).map((id) => `<a href="#${anchor(id)}"><code>${esc(id)}</code></a>`).join(", ") + (ids.length > 3 ? ` (+${ids.length - 3})` : "");
+  const rows = (ids: string[]) =>
+    ids
+      .slice(0, 3)
+      .map((id) => `<a href="#${anchor(id)}"><code>${esc(id)}</code></a>`)
+      .join(", ") + (ids.length > 3 ? ` (+${ids.length - 3})` : "");
   const line = (e: (typeof s.entries)[number]) =>
     `<tr><td>${esc(e.service)}</td><td>${esc(e.operation)}</td><td><code>${esc(e.parameter)}</code></td><td>${esc(e.kind)}</td>` +
     `<td>${e.sent ? rows(e.rows) : esc(NOT_SENT_TEXT[e.notSentBecause ?? "NO_ROW"])}</td><td>${e.refusedAlone ? rows(e.refusedBy ?? []) : e.sent ? "no" : ""}</td></tr>`;
@@ -313,7 +343,9 @@ function everyRow(report: Report): string {
   const tables = [...new Set(report.results.map((r) => r.table))];
   const out = [`<section id="rows"><h2>Every row</h2>`];
   for (const t of tables) {
-    out.push(`<h3>${esc(t)}</h3><table><thead><tr><th>ID</th><th>level</th><th>rests on</th><th>verdict</th><th>detail</th></tr></thead><tbody>`);
+    out.push(
+      `<h3>${esc(t)}</h3><table><thead><tr><th>ID</th><th>level</th><th>rests on</th><th>verdict</th><th>detail</th></tr></thead><tbody>`,
+    );
     for (const r of report.results.filter((x) => x.table === t)) {
       const first = (r.message ?? "").split("\n")[0];
       out.push(
@@ -345,7 +377,9 @@ export function renderHtml(report: Report, sections: MatrixSection[]): string {
     `<body data-schema="${esc(report.schema)}">`,
     `<h1>Azure Storage concurrency conformance</h1>`,
     `<p class="meta">${esc(report.run.target.kind)} · suite ${esc(report.run.suite.version)} · ${esc(report.run.finishedAt)} · ` +
-      STATUSES.filter((s) => report.summary[s]).map((s) => `${badge(s)} ${report.summary[s]}`).join(" ") +
+      STATUSES.filter((s) => report.summary[s])
+        .map((s) => `${badge(s)} ${report.summary[s]}`)
+        .join(" ") +
       ` · run ${failing ? `<b>fails</b> (${failing})` : "passes"}</p>`,
     report.surface ? `<p class="meta"><a href="#surface">${esc(surfaceLine(report))}</a></p>` : "",
     `<div class="bar"><label><input type="checkbox" id="only-failures"> show failures only</label> &nbsp; <label><input type="checkbox" id="open-all"> open all evidence</label>` +
@@ -353,10 +387,16 @@ export function renderHtml(report: Report, sections: MatrixSection[]): string {
     certification(report),
     causesSection(report),
     `<section id="matrix"><h2>The article's tables</h2><p class="meta">Each cell: the seed article's claim and the verdict of the test that checks it (the worst of its finer tests), then, where the cell has them, one small badge per finer row (e.g. per conditional header). Click a cell or a badge for its evidence.</p>`,
-    sections.filter((s) => !s.beyond).map((s) => matrix(s, byId, causes)).join("\n"),
+    sections
+      .filter((s) => !s.beyond)
+      .map((s) => matrix(s, byId, causes))
+      .join("\n"),
     `</section>`,
     sections.some((s) => s.beyond)
-      ? `<section id="beyond"><h2>Beyond the article</h2><p class="meta">${esc(BEYOND_ARTICLE_NOTE)} Each cell: the catalogue's claim and the verdict of the row that checks it, then one small badge per further row of the cell.</p>${sections.filter((s) => s.beyond).map((s) => matrix(s, byId, causes)).join("\n")}</section>`
+      ? `<section id="beyond"><h2>Beyond the article</h2><p class="meta">${esc(BEYOND_ARTICLE_NOTE)} Each cell: the catalogue's claim and the verdict of the row that checks it, then one small badge per further row of the cell.</p>${sections
+          .filter((s) => s.beyond)
+          .map((s) => matrix(s, byId, causes))
+          .join("\n")}</section>`
       : "",
     surfaceSection(report),
     everyRow(report),

@@ -28,7 +28,8 @@ export function writeJUnit(report: Report, dir: string): string {
       .property("status", r.status)
       .property("level", r.level);
     if (r.location) tc.file(r.location);
-    const exchanges = () => r.evidence.map((e) => `${e.method} ${e.url} -> ${e.status ?? e.transportError} ${e.errorCode ?? ""}`).join("\n");
+    const exchanges = () =>
+      r.evidence.map((e) => `${e.method} ${e.url} -> ${e.status ?? e.transportError} ${e.errorCode ?? ""}`).join("\n");
     if (r.status === "ERROR") {
       tc.error(r.message ?? r.status, "ERROR: the suite failed on this row (a bug in the suite)");
       tc.standardOutput(exchanges());

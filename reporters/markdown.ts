@@ -53,8 +53,14 @@ function causesSection(report: Report): string[] {
     "|---|---|---|---|---|---|---|",
   ];
   for (const c of causes) {
-    const ids = c.rows.slice(0, 3).map((id) => `\`${id}\``).join(", ") + (c.rows.length > 3 ? `, … (${c.rows.length - 3} more)` : "");
-    out.push(`| <a id="cause-${c.rank}"></a>${c.rank} | ${c.rows.length} | ${esc(c.operation || "—")} | ${c.status !== undefined ? `${c.status} ${esc(c.code ?? "(no error code)")}` : "—"} | ${esc(c.problem)} | ${esc(c.step)} | ${ids} |`);
+    const ids =
+      c.rows
+        .slice(0, 3)
+        .map((id) => `\`${id}\``)
+        .join(", ") + (c.rows.length > 3 ? `, … (${c.rows.length - 3} more)` : "");
+    out.push(
+      `| <a id="cause-${c.rank}"></a>${c.rank} | ${c.rows.length} | ${esc(c.operation || "—")} | ${c.status !== undefined ? `${c.status} ${esc(c.code ?? "(no error code)")}` : "—"} | ${esc(c.problem)} | ${esc(c.step)} | ${ids} |`,
+    );
   }
   return [...out, ""];
 }
@@ -90,11 +96,22 @@ function evidence(r: RowResult): string {
     ...(r.basis ? [`Rests on: ${basisText(r)}${r.liveSource ? ` (${esc(r.liveSource)})` : ""}`, ""] : []),
   ];
   if (r.message) lines.push("> " + esc(r.message), "");
-  if (r.retried) lines.push(`Re-run: the first run (${r.retried.durationMs} ms, ${r.retried.evidence.length} exchanges) was INCONCLUSIVE: ${esc(r.retried.message ?? "")}`, "");
-  if (r.expectation) lines.push(`Pinned: ${r.expectation.status}${r.expectation.operations ? ` (${r.expectation.operations.join(", ")})` : ""} — ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ""}`, "");
+  if (r.retried)
+    lines.push(
+      `Re-run: the first run (${r.retried.durationMs} ms, ${r.retried.evidence.length} exchanges) was INCONCLUSIVE: ${esc(r.retried.message ?? "")}`,
+      "",
+    );
+  if (r.expectation)
+    lines.push(
+      `Pinned: ${r.expectation.status}${r.expectation.operations ? ` (${r.expectation.operations.join(", ")})` : ""} — ${r.expectation.reason}${r.expectation.link ? ` (${r.expectation.link})` : ""}`,
+      "",
+    );
   if (Object.keys(r.notes).length) lines.push("Observed: `" + esc(JSON.stringify(r.notes)) + "`", "");
   if (r.evidence.length) {
-    lines.push("| # | step | via | request | headers sent | status | error code | ETag | Last-Modified |", "|---|---|---|---|---|---|---|---|---|");
+    lines.push(
+      "| # | step | via | request | headers sent | status | error code | ETag | Last-Modified |",
+      "|---|---|---|---|---|---|---|---|---|",
+    );
     for (const e of r.evidence) {
       const sent = Object.entries(e.requestHeaders)
         .filter(([k]) => k !== "x-ms-version" && k !== "content-length")
@@ -114,7 +131,9 @@ function operationTable(lacking: LackingOperation[], heading: string, explanatio
   if (!lacking.length) return [];
   const out = [heading, "", explanation, "", "| operation | answer | rows | pinned |", "|---|---|---|---|"];
   for (const l of lacking) {
-    const pin = l.pinned ? `as ${esc(JSON.stringify(l.pinned.key))}: ${esc(l.pinned.reason)}${l.pinned.link ? ` (${l.pinned.link})` : ""}` : "no";
+    const pin = l.pinned
+      ? `as ${esc(JSON.stringify(l.pinned.key))}: ${esc(l.pinned.reason)}${l.pinned.link ? ` (${l.pinned.link})` : ""}`
+      : "no";
     out.push(`| ${esc(l.operation)} | ${l.status}${l.code ? " " + esc(l.code) : ""} | ${l.rows.length} | ${pin} |`);
   }
   return [...out, ""];
@@ -159,7 +178,12 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
   const out: string[] = [
     "# Azure Storage concurrency conformance",
     "",
-    `Target: **${run.target.kind}** (${run.target.name}) · server ${Object.entries(run.target.server).filter(([, v]) => v).map(([k, v]) => `${k}: ${v}`).join(", ") || "unknown"} · suite ${run.suite.version}${run.suite.commit ? ` (${run.suite.commit.slice(0, 10)})` : ""} · ${run.finishedAt}`,
+    `Target: **${run.target.kind}** (${run.target.name}) · server ${
+      Object.entries(run.target.server)
+        .filter(([, v]) => v)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(", ") || "unknown"
+    } · suite ${run.suite.version}${run.suite.commit ? ` (${run.suite.commit.slice(0, 10)})` : ""} · ${run.finishedAt}`,
     "",
     `Expectations: ${run.expectations} · run prefix \`${run.runPrefix}\` · ${Math.round(run.durationMs / 1000)} s`,
     "",
@@ -180,7 +204,14 @@ export function renderMarkdown(report: Report, sections: MatrixSection[]): strin
   for (const s of sections.filter((x) => !x.beyond)) out.push(matrix(s, byId, causes));
   const beyond = [...new Set(report.results.map((r) => r.table))].filter(isBeyondArticle).sort((a, b) => sectionRank(a) - sectionRank(b));
   if (beyond.length) {
-    out.push("## Beyond the article", "", BEYOND_ARTICLE_NOTE, "", "| Catalogue section X | " + STATUSES.join(" | ") + " | rows |", "|---|" + STATUSES.map(() => "---").join("|") + "|---|");
+    out.push(
+      "## Beyond the article",
+      "",
+      BEYOND_ARTICLE_NOTE,
+      "",
+      "| Catalogue section X | " + STATUSES.join(" | ") + " | rows |",
+      "|---|" + STATUSES.map(() => "---").join("|") + "|---|",
+    );
     for (const t of beyond) {
       const rs = report.results.filter((r) => r.table === t);
       out.push(`| ${esc(t)} | ${STATUSES.map((st) => rs.filter((r) => r.status === st).length || "").join(" | ")} | ${rs.length} |`);

@@ -30,7 +30,11 @@ async function throughProxy(chaos: boolean): Promise<ChaosRun> {
   const t0 = Date.now();
   try {
     const run = await runHeadless({ connectionString: proxy.connectionString, expectations: "azurite", seed: SEED });
-    const left = await listOurs(new Clients(resolveConnectionString(azurite.connectionString)), run.probes.filter((p) => p.available).map((p) => p.service), run.runPrefix);
+    const left = await listOurs(
+      new Clients(resolveConnectionString(azurite.connectionString)),
+      run.probes.filter((p) => p.available).map((p) => p.service),
+      run.runPrefix,
+    );
     return { run, stats: proxy.stats, leftovers: Object.values(left).flat().length, seconds: (Date.now() - t0) / 1000 };
   } finally {
     await proxy.stop();
@@ -43,7 +47,9 @@ export function busyProblems(calm: Map<string, RowResult>, busy: ChaosRun): stri
   for (const r of busy.run.results) {
     const c = calm.get(r.id);
     if (["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE"].includes(r.status) || r.status !== c?.status) {
-      bad.push(`${r.id}: ${r.status} (calm: ${c?.status ?? "not run"})${r.retried ? " after a re-run" : ""}: ${(r.message ?? "").split("\n")[0]}`);
+      bad.push(
+        `${r.id}: ${r.status} (calm: ${c?.status ?? "not run"})${r.retried ? " after a re-run" : ""}: ${(r.message ?? "").split("\n")[0]}`,
+      );
     }
   }
   if (busy.leftovers) bad.push(`${busy.leftovers} resource(s) left behind`);
@@ -61,7 +67,10 @@ busySuite("a busy target (503 ServerBusy, 500 OperationTimedOut) changes no verd
     const run = await throughProxy(false);
     calm = new Map(run.run.results.map((r) => [r.id, r]));
     const odd = run.run.results.filter((r) => ["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE"].includes(r.status));
-    expect(odd.map((r) => `${r.id}: ${r.status}: ${r.message}`), "the calm run through the proxy").to.deep.equal([]);
+    expect(
+      odd.map((r) => `${r.id}: ${r.status}: ${r.message}`),
+      "the calm run through the proxy",
+    ).to.deep.equal([]);
   });
 
   for (let i = 1; i <= RUNS; i++) {
@@ -74,7 +83,8 @@ busySuite("a busy target (503 ServerBusy, 500 OperationTimedOut) changes no verd
         `    ${busy.stats.requests} requests: ${busy.stats.faults["503"]} answered 503, ${busy.stats.faults["500"]} answered 500; ` +
           `${retried} tries retried in the rows' evidence, ${reruns} row(s) re-run; ${busy.seconds.toFixed(1)} s, ${busy.run.concurrency} rows at once`,
       );
-      for (const r of busy.run.results.filter((x) => x.retried)) console.log(`      re-run ${r.id}: ${(r.retried!.message ?? "").split("\n")[0].slice(0, 200)}`);
+      for (const r of busy.run.results.filter((x) => x.retried))
+        console.log(`      re-run ${r.id}: ${(r.retried!.message ?? "").split("\n")[0].slice(0, 200)}`);
       expect(busy.stats.faults["503"], "503s injected").to.be.greaterThan(0);
       expect(retried, "retried tries recorded in the evidence").to.be.greaterThan(0);
       const bad = busyProblems(calm, busy);

@@ -19,7 +19,9 @@ import { RUN_SEED } from "./cli/installed-run.ts";
  * legal variation, not a result).
  */
 function evidenceShape(r: RowResult): string[] {
-  const kinds = new Set(r.evidence.filter((e) => !e.transportError).map((e) => `${e.via} ${e.method} ${e.status} ${e.errorCode ?? ""}`.trim()));
+  const kinds = new Set(
+    r.evidence.filter((e) => !e.transportError).map((e) => `${e.via} ${e.method} ${e.status} ${e.errorCode ?? ""}`.trim()),
+  );
   return [...kinds].sort();
 }
 
@@ -31,17 +33,32 @@ describe("concurrency changes no result", function () {
 
   before(async function () {
     await loadAllSuites();
-    const waiting = new Set(registeredRows().filter((r) => r.row.waitSeconds).map((r) => r.row.id));
+    const waiting = new Set(
+      registeredRows()
+        .filter((r) => r.row.waitSeconds)
+        .map((r) => r.row.id),
+    );
     const select = (id: string) => !waiting.has(id) && !id.startsWith("file/");
-    ids = registeredRows().map((r) => r.row.id).filter(select).sort();
+    ids = registeredRows()
+      .map((r) => r.row.id)
+      .filter(select)
+      .sort();
     const { connectionString } = await sharedAzurite();
     // One seed for both: the model rows draw the same histories.
-    const run = runHeadless({ connectionString, select, concurrency: 1, expectations: "azurite", seed: Number(RUN_SEED) }).then((r) => r.results);
+    const run = runHeadless({ connectionString, select, concurrency: 1, expectations: "azurite", seed: Number(RUN_SEED) }).then(
+      (r) => r.results,
+    );
     const all = await proxiedBaseline();
     [serial, concurrent] = [await run, all.filter((r) => select(r.id))];
     // Runs side by side with the others on a saturated machine: a row too late to tell in either is left out (cli-kit.ts).
     const late = tooLateIn({ results: serial }, { results: all });
-    const compared = new Set(toldIds("the serial and the concurrent run", serial.map((s) => s.id), late));
+    const compared = new Set(
+      toldIds(
+        "the serial and the concurrent run",
+        serial.map((s) => s.id),
+        late,
+      ),
+    );
     told = (id) => compared.has(id);
   });
 
@@ -55,7 +72,10 @@ describe("concurrency changes no result", function () {
     const diffs = serial
       .filter((s) => told(s.id))
       .filter((s) => s.status !== other.get(s.id)?.status || s.signature !== other.get(s.id)?.signature)
-      .map((s) => `${s.id}: serial ${s.status} ${s.signature ?? ""} / concurrent ${other.get(s.id)?.status} ${other.get(s.id)?.signature ?? ""}`);
+      .map(
+        (s) =>
+          `${s.id}: serial ${s.status} ${s.signature ?? ""} / concurrent ${other.get(s.id)?.status} ${other.get(s.id)?.signature ?? ""}`,
+      );
     expect(diffs).to.deep.equal([]);
   });
 
@@ -63,7 +83,11 @@ describe("concurrency changes no result", function () {
     const other = new Map(concurrent.map((r) => [r.id, r]));
     // A model row's clients race each other by design: which answers a history meets (a 412 where the
     // other client's write came first) is its interleaving's, in either mode; its verdict is compared above.
-    const models = new Set(registeredRows().filter((r) => r.table === "M Models").map((r) => r.row.id));
+    const models = new Set(
+      registeredRows()
+        .filter((r) => r.table === "M Models")
+        .map((r) => r.row.id),
+    );
     // A try the loaded machine made necessary is retried (a legal variation), and its retry may meet what the
     // first try did after all (a create timed out on the client, applied on the server: 409 AlreadyExists).
     const retried = (r: RowResult | undefined) => !!r?.evidence.some((e) => e.retried);

@@ -6,9 +6,12 @@
 import type { Status } from "../model/result.ts";
 
 /** Texts only an exception (or a value it left behind) puts in a message. */
-const EXCEPTION_TEXT = /\b(TypeError|RangeError|SyntaxError|ReferenceError)\b|Cannot read propert|is not a function|Invalid time value|Invalid Date|Stream drains|\bundefined\b|\bNaN\b|\[object Object\]/;
+const EXCEPTION_TEXT =
+  /\b(TypeError|RangeError|SyntaxError|ReferenceError)\b|Cannot read propert|is not a function|Invalid time value|Invalid Date|Stream drains|\bundefined\b|\bNaN\b|\[object Object\]/;
 
 /** The rows whose verdict is the suite's own error or carries an exception's text: "id: status message". */
 export function exceptionVerdicts(results: { id: string; status: Status; message?: string }[]): string[] {
-  return results.filter((r) => r.status === "ERROR" || EXCEPTION_TEXT.test(r.message ?? "")).map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`.slice(0, 400));
+  return results
+    .filter((r) => r.status === "ERROR" || EXCEPTION_TEXT.test(r.message ?? ""))
+    .map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`.slice(0, 400));
 }

@@ -121,7 +121,11 @@ function faultProblems(cases: Case[]): string[] {
   return bad;
 }
 
-async function runOne(connection: { ports: Parameters<typeof startProxy>[0]["upstream"] }, id: string, faults: Fault[]): Promise<RowResult> {
+async function runOne(
+  connection: { ports: Parameters<typeof startProxy>[0]["upstream"] },
+  id: string,
+  faults: Fault[],
+): Promise<RowResult> {
   const proxy = await startProxy({ upstream: connection.ports, faults });
   try {
     const run = await runHeadless({
@@ -235,7 +239,13 @@ describe("transport faults are never verdicts", function () {
     const proxy = await startProxy({ upstream: azurite.ports, faults: [fromRequest("reset", 1)] });
     try {
       const target = resolveConnectionString(proxy.connectionString);
-      const run = new RunContext(target, { ...DEFAULT_RUN_OPTIONS, runPrefix: newRunPrefix(), services: ["blob"], requestTimeoutMs: REQUEST_TIMEOUT_MS, maxTries: 2 });
+      const run = new RunContext(target, {
+        ...DEFAULT_RUN_OPTIONS,
+        runPrefix: newRunPrefix(),
+        services: ["blob"],
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        maxTries: 2,
+      });
       const result = await runRow(run, swallowing, "selftest");
       expect(result.status, "the swallowing row's status").to.equal("PASS");
       const bad = faultProblems([{ id: swallowing.id, kind: "reset", k: 1, of: 1, result }]);
@@ -271,8 +281,10 @@ describe("retries: a fault on one request is no fault of the row", function () {
       const evidence = [...(c.result.retried?.evidence ?? []), ...c.result.evidence];
       const i = evidence.findIndex((e) => e.retried);
       if (i < 0) bad.push(`${where}: no retried try in the evidence`);
-      else if (!evidence.slice(i + 1).some((e) => e.try === 2 && e.method === evidence[i].method && e.url === evidence[i].url)) bad.push(`${where}: the retried try has no second try after it`);
-      if (c.result.status !== clean.get(c.id)!.status) bad.push(`${where}: ${c.result.status} (clean: ${clean.get(c.id)!.status}): ${c.result.message ?? ""}`);
+      else if (!evidence.slice(i + 1).some((e) => e.try === 2 && e.method === evidence[i].method && e.url === evidence[i].url))
+        bad.push(`${where}: the retried try has no second try after it`);
+      if (c.result.status !== clean.get(c.id)!.status)
+        bad.push(`${where}: ${c.result.status} (clean: ${clean.get(c.id)!.status}): ${c.result.message ?? ""}`);
     }
     expect(bad, bad.join("\n")).to.deep.equal([]);
   });
@@ -282,10 +294,15 @@ describe("retries: a fault on one request is no fault of the row", function () {
     const id = "blob/blob-ops/put-blob/conditional/if-match";
     // The second Put Blob carrying If-Match is the permitted one (the first carries the failing value).
     let n = 0;
-    const fault: Fault = { kind: "500-applied", match: (req) => req.method === "PUT" && !!req.headers["if-match"] && !req.url.includes("comp=") && ++n === 2 };
+    const fault: Fault = {
+      kind: "500-applied",
+      match: (req) => req.method === "PUT" && !!req.headers["if-match"] && !req.url.includes("comp=") && ++n === 2,
+    };
     const result = await runOne(azurite, id, [fault]);
     expect(result.retried, `${id} was not run again: ${result.status}: ${result.message ?? ""}`).to.not.equal(undefined);
-    expect(result.retried!.message ?? "").to.match(/^PUT \S+ was retried after 500 OperationTimedOut: the try may have been applied, so the failure that followed is not a verdict: .*expected success, got 412/);
+    expect(result.retried!.message ?? "").to.match(
+      /^PUT \S+ was retried after 500 OperationTimedOut: the try may have been applied, so the failure that followed is not a verdict: .*expected success, got 412/,
+    );
     expect(result.status, "after the re-run").to.equal("PASS");
   });
 });
@@ -311,7 +328,12 @@ describe("the proxy", function () {
       const target = resolveConnectionString(proxy.connectionString);
       const c = name("px");
       expect((await rawRequest(target, "blob", { method: "PUT", path: `/${c}`, query: { restype: "container" } })).status).to.equal(201);
-      const put = await rawRequest(target, "blob", { method: "PUT", path: `/${c}/b`, headers: { "x-ms-blob-type": "BlockBlob" }, body: "hello" });
+      const put = await rawRequest(target, "blob", {
+        method: "PUT",
+        path: `/${c}/b`,
+        headers: { "x-ms-blob-type": "BlockBlob" },
+        body: "hello",
+      });
       expect(put.status).to.equal(201);
       const list = await rawRequest(target, "blob", { method: "GET", path: `/${c}`, query: { restype: "container", comp: "list" } });
       expect(list.body.endsWith(padding), "the rewritten listing arrives whole").to.equal(true);

@@ -23,7 +23,8 @@ async function runAgainst(flags: Parameters<typeof startFileDouble>[0] = {}): Pr
   }
 }
 
-const summary = (run: HeadlessRun) => run.results.map((r) => `${r.status} ${r.id}${r.message ? ": " + r.message.slice(0, 160) : ""}`).join("\n");
+const summary = (run: HeadlessRun) =>
+  run.results.map((r) => `${r.status} ${r.id}${r.message ? ": " + r.message.slice(0, 160) : ""}`).join("\n");
 
 describe("file double", function () {
   describe("the file suite against the correct double", function () {
@@ -42,7 +43,10 @@ describe("file double", function () {
     });
 
     it("file/: every F row ran: implemented rows PASS, the SMB rows are MANUAL", function () {
-      const ids = registeredRows().map((r) => r.row.id).filter(isFile).sort();
+      const ids = registeredRows()
+        .map((r) => r.row.id)
+        .filter(isFile)
+        .sort();
       expect(run.results.map((r) => r.id).sort()).to.deep.equal(ids);
       expect(ids.length).to.be.greaterThan(MANUAL_IDS.length);
       for (const r of run.results) {
@@ -54,7 +58,10 @@ describe("file double", function () {
     it("file/: the rows reached the double through the SDK and raw requests (evidence on every row that ran)", function () {
       for (const r of run.results.filter((x) => x.status === "PASS")) {
         expect(r.evidence.length, r.id).to.be.greaterThan(0);
-        expect(r.evidence.every((e) => e.status !== undefined && e.status < 500), r.id).to.equal(true);
+        expect(
+          r.evidence.every((e) => e.status !== undefined && e.status < 500),
+          r.id,
+        ).to.equal(true);
       }
       expect(run.results.some((r) => r.evidence.some((e) => e.via === "raw"))).to.equal(true);
       expect(run.results.some((r) => r.evidence.some((e) => e.via === "sdk"))).to.equal(true);
@@ -95,8 +102,13 @@ describe("file double", function () {
     }
 
     it("file/: every file row that can pass is made to FAIL by some mutant of the double", function () {
-      const canPass = registeredRows().map((r) => r.row.id).filter((id) => isFile(id) && !MANUAL_IDS.includes(id));
-      expect(canPass.filter((id) => !broken.has(id)), "rows no mutant of the double breaks").to.deep.equal([]);
+      const canPass = registeredRows()
+        .map((r) => r.row.id)
+        .filter((id) => isFile(id) && !MANUAL_IDS.includes(id));
+      expect(
+        canPass.filter((id) => !broken.has(id)),
+        "rows no mutant of the double breaks",
+      ).to.deep.equal([]);
     });
   });
 });

@@ -23,17 +23,27 @@ const NOT_PRODUCIBLE: Record<string, string> = {
   "blob/append/from-url/maxsize": LACKS,
   "blob/from-url/put-blob/source-if-match": LACKS,
   "blob/from-url/put-blob/destination-if-match": LACKS,
-  ...Object.fromEntries(["if-match", "if-unmodified-since", "if-none-match", "if-modified-since"].flatMap((h) => [[`blob/from-url/append-block/source-${h}`, LACKS], [`blob/from-url/append-block/destination-${h}`, LACKS]])),
+  ...Object.fromEntries(
+    ["if-match", "if-unmodified-since", "if-none-match", "if-modified-since"].flatMap((h) => [
+      [`blob/from-url/append-block/source-${h}`, LACKS],
+      [`blob/from-url/append-block/destination-${h}`, LACKS],
+    ]),
+  ),
   "blob/from-url/put-page/source-if-unmodified-since": LACKS,
   "blob/from-url/put-page/source-if-modified-since": LACKS,
-  ...Object.fromEntries(["if-unmodified-since", "if-none-match", "if-modified-since"].map((h) => [`blob/from-url/put-page/destination-${h}`, LACKS])),
+  ...Object.fromEntries(
+    ["if-unmodified-since", "if-none-match", "if-modified-since"].map((h) => [`blob/from-url/put-page/destination-${h}`, LACKS]),
+  ),
   "blob/tags/if-tags/set-blob-tags": "Azurite applies Set Blob Tags whatever x-ms-if-tags says (pinned): no refusal to rewrite",
   "blob/append/seal/appendpos": "Azurite seals whatever x-ms-blob-condition-appendpos says (pinned): no refusal to rewrite",
 };
 
-const matches = (r: RecordedRefusal, req: ProxyRequest) => [r.operation, ...(r.also ?? [])].some((op) => operation(req) === op || operation(req).startsWith(`${op} (`));
+const matches = (r: RecordedRefusal, req: ProxyRequest) =>
+  [r.operation, ...(r.also ?? [])].some((op) => operation(req) === op || operation(req).startsWith(`${op} (`));
 const rewritable = (r: RecordedRefusal, res: ProxyResponse) =>
-  r.rewrites ? r.rewrites.status.includes(res.status) && (!r.rewrites.code || r.rewrites.code.includes(res.headers["x-ms-error-code"] ?? "")) : res.status === 304 || (res.status >= 400 && res.status < 500);
+  r.rewrites
+    ? r.rewrites.status.includes(res.status) && (!r.rewrites.code || r.rewrites.code.includes(res.headers["x-ms-error-code"] ?? ""))
+    : res.status === 304 || (res.status >= 400 && res.status < 500);
 
 /** The target answers a refused request of the recorded kind as the recording shows; `given` counts those answers. */
 function replay(id: string, r: RecordedRefusal, given: { count: number }): Mutant {
@@ -45,7 +55,11 @@ function replay(id: string, r: RecordedRefusal, given: { count: number }): Mutan
       if (!matches(r, req) || (r.header && !(r.header in req.headers)) || !rewritable(r, res)) return;
       given.count++;
       const recorded = errorAnswer(req, r.status, r.code);
-      Object.assign(res, { status: recorded.status, body: recorded.body, headers: { ...recorded.headers, "x-ms-request-id": res.headers["x-ms-request-id"] ?? "" } });
+      Object.assign(res, {
+        status: recorded.status,
+        body: recorded.body,
+        headers: { ...recorded.headers, "x-ms-request-id": res.headers["x-ms-request-id"] ?? "" },
+      });
     },
   };
 }
@@ -79,9 +93,15 @@ function start() {
 describe("a recorded Azure answer never fails a row", function () {
   it("every row of the live answers is registered, and every one the proxy cannot produce is a live refusal", function () {
     const registered = new Set(registeredRows().map((r) => r.row.id));
-    expect([...liveAnswers().keys()].filter((id) => !registered.has(id)), "live answers of no registered row").to.deep.equal([]);
+    expect(
+      [...liveAnswers().keys()].filter((id) => !registered.has(id)),
+      "live answers of no registered row",
+    ).to.deep.equal([]);
     const ids = new Set(refusals.map(([id]) => id));
-    expect(Object.keys(NOT_PRODUCIBLE).filter((id) => !ids.has(id)), "NOT_PRODUCIBLE names no live refusal").to.deep.equal([]);
+    expect(
+      Object.keys(NOT_PRODUCIBLE).filter((id) => !ids.has(id)),
+      "NOT_PRODUCIBLE names no live refusal",
+    ).to.deep.equal([]);
     expect(refusals.length - Object.keys(NOT_PRODUCIBLE).length, "live refusals the proxy produces").to.be.at.least(20);
   });
   for (const [id, a] of refusals.filter(([x]) => !(x in NOT_PRODUCIBLE))) {

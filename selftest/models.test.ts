@@ -51,10 +51,13 @@ async function perSeed(ids: string[], mutant?: Mutant): Promise<SeedRun[]> {
         // A kill needs no shortest sequence: shrinking would only replay the waits.
         const once = async () => {
           const before = changed(proxy);
-          const run = await runsAtOnce(() => runHeadless({ connectionString: proxy.connectionString, select: selector(ids), expectations: "azurite", seed, shrink: false }));
+          const run = await runsAtOnce(() =>
+            runHeadless({ connectionString: proxy.connectionString, select: selector(ids), expectations: "azurite", seed, shrink: false }),
+          );
           return { run, met: changed(proxy) > before };
         };
-        const failedIn = (run: HeadlessRun) => run.results.filter((r) => r.status === "FAIL" || r.status === "UNEXPECTED_PASS").map((r) => r.id);
+        const failedIn = (run: HeadlessRun) =>
+          run.results.filter((r) => r.status === "FAIL" || r.status === "UNEXPECTED_PASS").map((r) => r.id);
         let { run, met } = await once();
         // A mutant's row left unfailed without meeting the mutant (its sequences cut short by the time
         // budget on a loaded machine), or INCONCLUSIVE (no answer in time), measured the machine, not an
@@ -69,7 +72,10 @@ async function perSeed(ids: string[], mutant?: Mutant): Promise<SeedRun[]> {
           // A failing row keeps its whole message (the history's failing window, the replay command): a
           // plain run that fails on a correct target must be diagnosable from the self-test's output alone.
           // A row that passed shows its notes (commands run, waits made, sequences the budget ended): why a mutant survived.
-          statuses: run.results.map((r) => `${r.id} ${r.status}${r.message ? `: ${r.status === "FAIL" || r.status === "UNEXPECTED_PASS" ? r.message : r.message.split("\n")[0]}` : ""}${r.status === "PASS" ? ` ${JSON.stringify(r.notes).slice(0, 300)}` : ""}`),
+          statuses: run.results.map(
+            (r) =>
+              `${r.id} ${r.status}${r.message ? `: ${r.status === "FAIL" || r.status === "UNEXPECTED_PASS" ? r.message : r.message.split("\n")[0]}` : ""}${r.status === "PASS" ? ` ${JSON.stringify(r.notes).slice(0, 300)}` : ""}`,
+          ),
         };
       } finally {
         await proxy.stop();
@@ -94,7 +100,13 @@ function start(): NonNullable<typeof started> {
   if (started) return started;
   const plainOf = new Map(rows.map((row) => [row, perSeed([row])]));
   const plain = Promise.all([...plainOf.values()]).then((runs) =>
-    seeds.map((seed, i) => ({ seed, again: false, met: false, failed: runs.flatMap((r) => r[i].failed), statuses: runs.flatMap((r) => r[i].statuses) })),
+    seeds.map((seed, i) => ({
+      seed,
+      again: false,
+      met: false,
+      failed: runs.flatMap((r) => r[i].failed),
+      statuses: runs.flatMap((r) => r[i].statuses),
+    })),
   );
   const lanes = new Map<string, Promise<unknown>>();
   const mutants = new Map<string, Promise<SeedRuns>>();
@@ -104,7 +116,10 @@ function start(): NonNullable<typeof started> {
     perRow.set(m.kills[0], n + 1);
     const lane = `${m.kills[0]} ${n % LANES_PER_ROW}`;
     const run = (lanes.get(lane) ?? plainOf.get(m.kills[0])!.catch(() => undefined)).then(() => perSeed(m.kills, m));
-    lanes.set(lane, run.catch(() => undefined));
+    lanes.set(
+      lane,
+      run.catch(() => undefined),
+    );
     mutants.set(m.name, run);
   }
   for (const p of [plain, ...mutants.values()]) p.catch(() => undefined);
@@ -114,7 +129,12 @@ function start(): NonNullable<typeof started> {
 
 describe("model rows over many seeds", function () {
   it("has stateful mutants for every model row", function () {
-    expect(rows).to.include.members(["blob/lease/model", "general/linearizable/blob", "general/linearizable/table-entity", "queue/delivery-model"]);
+    expect(rows).to.include.members([
+      "blob/lease/model",
+      "general/linearizable/blob",
+      "general/linearizable/table-entity",
+      "queue/delivery-model",
+    ]);
   });
 
   it(`pass through the proxy without a mutant for each of ${SEEDS} seeds`, async function () {
@@ -138,7 +158,9 @@ describe("model rows over many seeds", function () {
       // short before they reached the mutated answer, twice, measured the machine. A floor keeps the
       // check from passing with nothing met: at least half the required kills are real ones.
       expect(survived.length, `survived:\n${survived.join("\n")}`).to.be.at.most(m.killRate.seeds - m.killRate.atLeast);
-      expect(killed.length, `killed in ${killed.length} seeds, never met in ${unmet.length}`).to.be.at.least(Math.ceil(m.killRate.atLeast / 2));
+      expect(killed.length, `killed in ${killed.length} seeds, never met in ${unmet.length}`).to.be.at.least(
+        Math.ceil(m.killRate.atLeast / 2),
+      );
     });
   }
 });

@@ -34,7 +34,8 @@ export async function loadMutants(azuriteVersion = embeddedPackage().version): P
     if (basename(f) === "types.ts" || f.endsWith("-kit.ts") || f.endsWith(".d.ts")) continue;
     const mod = (await import(pathToFileURL(f).href)) as { MUTANTS?: Mutant[] };
     if (!Array.isArray(mod.MUTANTS)) throw new Error(`${f} does not export MUTANTS: Mutant[]`);
-    for (const m of mod.MUTANTS) if (!m.versions || semver.satisfies(azuriteVersion, m.versions)) out.push({ ...m, topic: basename(f, ".ts") });
+    for (const m of mod.MUTANTS)
+      if (!m.versions || semver.satisfies(azuriteVersion, m.versions)) out.push({ ...m, topic: basename(f, ".ts") });
   }
   return out;
 }
@@ -61,7 +62,8 @@ export function pickMutants(all: LoadedMutant[], names: string[]): LoadedMutant[
   const picked = new Set<LoadedMutant>();
   for (const n of names) {
     const hits = n.endsWith("*") ? all.filter((m) => m.name.startsWith(n.slice(0, -1))) : all.filter((m) => m.name === n);
-    if (hits.length === 0) throw new Error(`no mutant named ${JSON.stringify(n)} (--list shows the ${all.length} known; a trailing * matches a prefix)`);
+    if (hits.length === 0)
+      throw new Error(`no mutant named ${JSON.stringify(n)} (--list shows the ${all.length} known; a trailing * matches a prefix)`);
     hits.forEach((h) => picked.add(h));
   }
   return all.filter((m) => picked.has(m));
@@ -84,7 +86,12 @@ export async function runMutant(azurite: EmbeddedAzurite, mutant: LoadedMutant, 
       expectations: "azurite",
       concurrency: opts.rowConcurrency,
     });
-    const ran = run.results.map((r) => ({ id: r.id, status: r.status, message: r.message, rerun: r.retried ? (r.retried.message ?? "re-run") : undefined }));
+    const ran = run.results.map((r) => ({
+      id: r.id,
+      status: r.status,
+      message: r.message,
+      rerun: r.retried ? (r.retried.message ?? "re-run") : undefined,
+    }));
     const killers = ran.filter((r) => r.status === "FAIL" || r.status === "UNEXPECTED_PASS");
     // A request the proxy rewrote and signed wrongly fails for the proxy's sake, not the mutant's.
     const problem =
@@ -93,8 +100,8 @@ export async function runMutant(azurite: EmbeddedAzurite, mutant: LoadedMutant, 
         : proxy.stats.mutantErrors > 0 && killers.length === 0
           ? `the proxy failed on ${proxy.stats.mutantErrors} request(s), answering 500 (a throwing mutant?): ${proxy.stats.firstMutantError}`
           : proxy.stats.authFailures > 0
-          ? `the target refused ${proxy.stats.authFailures} request(s) the mutant rewrote as wrongly signed: a proxy defect, not a kill`
-          : undefined;
+            ? `the target refused ${proxy.stats.authFailures} request(s) the mutant rewrote as wrongly signed: a proxy defect, not a kill`
+            : undefined;
     // A mutant whose rows all failed exactly as pinned: either it never changed a
     // message, or what it changed the target already does (a header it strips,
     // the target ignores too). No run against this target can tell the two apart.
@@ -109,10 +116,21 @@ export async function runMutant(azurite: EmbeddedAzurite, mutant: LoadedMutant, 
       killers: proxy.stats.authFailures === 0 ? killers : [],
       ran,
       durationMs: Date.now() - started,
-      proxy: { requests: proxy.stats.requests, mutatedRequests: proxy.stats.mutatedRequests, mutatedResponses: proxy.stats.mutatedResponses },
+      proxy: {
+        requests: proxy.stats.requests,
+        mutatedRequests: proxy.stats.mutatedRequests,
+        mutatedResponses: proxy.stats.mutatedResponses,
+      },
     };
   } catch (err) {
-    return { ...base, verdict: "survived", killers: [], ran: [], problem: `the run failed: ${(err as Error).message}`, durationMs: Date.now() - started };
+    return {
+      ...base,
+      verdict: "survived",
+      killers: [],
+      ran: [],
+      problem: `the run failed: ${(err as Error).message}`,
+      durationMs: Date.now() - started,
+    };
   } finally {
     await proxy.stop();
   }
@@ -140,7 +158,11 @@ export function attribute(results: MutantOutcome[], baseline: Map<string, string
 export async function baselineOf(azurite: EmbeddedAzurite, mutants: Mutant[]): Promise<Map<string, string>> {
   const proxy = await startProxy({ upstream: azurite.ports });
   try {
-    const run = await runHeadless({ connectionString: proxy.connectionString, select: selector(mutants.flatMap((m) => m.kills)), expectations: "azurite" });
+    const run = await runHeadless({
+      connectionString: proxy.connectionString,
+      select: selector(mutants.flatMap((m) => m.kills)),
+      expectations: "azurite",
+    });
     return new Map(run.results.map((r) => [r.id, r.status]));
   } finally {
     await proxy.stop();
@@ -166,7 +188,9 @@ function untold(r: MutantOutcome): string | undefined {
   if (r.verdict !== "survived") return undefined;
   if (r.problem?.startsWith("the run failed")) return r.problem;
   const env = r.ran.filter((x) => x.status === "INCONCLUSIVE" || x.status === "PRECONDITION_FAILED" || x.rerun);
-  return env.length ? `the first run could not tell: ${env.map((x) => `${x.id} ${x.status}${x.rerun ? ` after a re-run (${x.rerun})` : ""}: ${x.message ?? ""}`).join("; ")}` : undefined;
+  return env.length
+    ? `the first run could not tell: ${env.map((x) => `${x.id} ${x.status}${x.rerun ? ` after a re-run (${x.rerun})` : ""}: ${x.message ?? ""}`).join("; ")}`
+    : undefined;
 }
 
 /**
@@ -223,12 +247,17 @@ async function main(argv: string[]): Promise<number> {
     const [raw, baseline] = await Promise.all([
       runMutants(azurite, mutants, {
         concurrency,
-        onResult: (r) => console.log(`  ${({ killed: "killed    ", equivalent: "equivalent", survived: "SURVIVED  " } as const)[r.verdict]} ${r.name} (${Math.round(r.durationMs / 100) / 10} s)`),
+        onResult: (r) =>
+          console.log(
+            `  ${({ killed: "killed    ", equivalent: "equivalent", survived: "SURVIVED  " } as const)[r.verdict]} ${r.name} (${Math.round(r.durationMs / 100) / 10} s)`,
+          ),
       }),
       baselineOf(azurite, mutants),
     ]);
     const results = attribute(raw, baseline);
-    const tables = byTable(await loadClaimTables(), results).filter((t) => t.rows.some((r) => r.mutants.some((m) => m.verdict !== "not run")));
+    const tables = byTable(await loadClaimTables(), results).filter((t) =>
+      t.rows.some((r) => r.mutants.some((m) => m.verdict !== "not run")),
+    );
     console.log("\n" + formatTable(results) + (tables.length ? "\n\n" + formatTables(tables) : ""));
     const report = buildReport(results, { wallTimeSeconds: Math.round((Date.now() - started) / 100) / 10, byTable: tables });
     const path = out ?? (names.length === 0 ? REPORT_PATH : undefined);

@@ -47,7 +47,14 @@ export interface MutationReport {
   /** Generated mutants by the claim cell they come from. */
   byCell: Record<string, { mutants: string[]; killed: number; equivalent: number; survived: number }>;
   /** Per table of claims that generates mutants: each claim, its row, its mutants with their verdicts. */
-  byTable?: { table: string; kind: string; claims: number; killed: number; claimsNotKilled: string[]; rows: { claim: string; row: string; mutants: { name: string; verdict: string }[] }[] }[];
+  byTable?: {
+    table: string;
+    kind: string;
+    claims: number;
+    killed: number;
+    claimsNotKilled: string[];
+    rows: { claim: string; row: string; mutants: { name: string; verdict: string }[] }[];
+  }[];
   /** Wall time of the whole self-test run (or of this mutation run from the CLI), seconds. */
   wallTimeSeconds?: number;
   /** Wall time of the mutant runs alone, seconds. */
@@ -65,7 +72,12 @@ export function buildReport(results: MutantOutcome[], extra: Partial<MutationRep
   const byCell: MutationReport["byCell"] = {};
   for (const cell of new Set(results.flatMap((r) => (r.cell ? [r.cell] : [])))) {
     const rs = results.filter((r) => r.cell === cell);
-    byCell[cell] = { mutants: rs.map((r) => r.name), killed: count("killed", rs), equivalent: count("equivalent", rs), survived: count("survived", rs) };
+    byCell[cell] = {
+      mutants: rs.map((r) => r.name),
+      killed: count("killed", rs),
+      equivalent: count("equivalent", rs),
+      survived: count("survived", rs),
+    };
   }
   const tried = results.length - equivalent;
   return {
@@ -86,9 +98,20 @@ export function buildReport(results: MutantOutcome[], extra: Partial<MutationRep
 export function byTable(tables: ClaimTable[], results: MutantOutcome[]): NonNullable<MutationReport["byTable"]> {
   const verdict = new Map(results.map((r) => [r.name, r.verdict]));
   return tables.map((t) => {
-    const rows = t.claims.map((c) => ({ claim: c.claim, row: c.row, mutants: c.mutants.map((name) => ({ name, verdict: verdict.get(name) ?? "not run" })) }));
+    const rows = t.claims.map((c) => ({
+      claim: c.claim,
+      row: c.row,
+      mutants: c.mutants.map((name) => ({ name, verdict: verdict.get(name) ?? "not run" })),
+    }));
     const caught = (r: (typeof rows)[number]) => r.mutants.some((m) => m.verdict === "killed" || m.verdict === "equivalent");
-    return { table: t.table, kind: t.kind, claims: rows.length, killed: rows.filter(caught).length, claimsNotKilled: rows.filter((r) => !caught(r)).map((r) => r.claim), rows };
+    return {
+      table: t.table,
+      kind: t.kind,
+      claims: rows.length,
+      killed: rows.filter(caught).length,
+      claimsNotKilled: rows.filter((r) => !caught(r)).map((r) => r.claim),
+      rows,
+    };
   });
 }
 
@@ -97,7 +120,10 @@ export function formatTables(tables: NonNullable<MutationReport["byTable"]>): st
   const w = Math.max(5, ...tables.map((t) => `${t.table} (${t.kind})`.length));
   return [
     `${"claim table (column)".padEnd(w)}  claims  killed  mutants`,
-    ...tables.map((t) => `${`${t.table} (${t.kind})`.padEnd(w)}  ${String(t.claims).padStart(6)}  ${String(t.killed).padStart(6)}  ${String(t.rows.reduce((n, r) => n + r.mutants.length, 0)).padStart(7)}`),
+    ...tables.map(
+      (t) =>
+        `${`${t.table} (${t.kind})`.padEnd(w)}  ${String(t.claims).padStart(6)}  ${String(t.killed).padStart(6)}  ${String(t.rows.reduce((n, r) => n + r.mutants.length, 0)).padStart(7)}`,
+    ),
   ].join("\n");
 }
 
@@ -118,12 +144,15 @@ export function formatTable(results: MutantOutcome[]): string {
     const how =
       r.verdict === "killed"
         ? r.killers.map((k) => `${k.id} ${k.status}: ${clip(k.message ?? "", 110)}`).join("\n")
-        : r.problem ?? `named tests: ${r.ran.map((t) => `${t.id} ${t.status}`).join(", ") || "(none ran)"}`;
+        : (r.problem ?? `named tests: ${r.ran.map((t) => `${t.id} ${t.status}`).join(", ") || "(none ran)"}`);
     return [r.name, r.verdict === "survived" ? "SURVIVED" : r.verdict, how];
   });
   const w0 = Math.max(6, ...rows.map((r) => r[0].length));
   const w1 = 10;
-  const lines = [`${"mutant".padEnd(w0)}  ${"verdict".padEnd(w1)}  killing test(s) and message`, `${"-".repeat(w0)}  ${"-".repeat(w1)}  ${"-".repeat(40)}`];
+  const lines = [
+    `${"mutant".padEnd(w0)}  ${"verdict".padEnd(w1)}  killing test(s) and message`,
+    `${"-".repeat(w0)}  ${"-".repeat(w1)}  ${"-".repeat(40)}`,
+  ];
   for (const [name, verdict, how] of rows) {
     const [first, ...rest] = how.split("\n");
     lines.push(`${name.padEnd(w0)}  ${verdict.padEnd(w1)}  ${first}`);
@@ -131,6 +160,9 @@ export function formatTable(results: MutantOutcome[]): string {
   }
   const { killed, equivalent, score, byCell } = buildReport(results);
   const cells = Object.keys(byCell).length;
-  lines.push("", `${killed}/${results.length - equivalent} mutants killed (score ${score.toFixed(3)})${equivalent ? `, ${equivalent} equivalent on this target` : ""}${cells ? `; ${cells} claim cells with generated mutants` : ""}`);
+  lines.push(
+    "",
+    `${killed}/${results.length - equivalent} mutants killed (score ${score.toFixed(3)})${equivalent ? `, ${equivalent} equivalent on this target` : ""}${cells ? `; ${cells} claim cells with generated mutants` : ""}`,
+  );
   return lines.join("\n");
 }

@@ -24,7 +24,16 @@ import { embeddedRun } from "./cli/installed-run.ts";
 import { registeredRows } from "../fixtures/harness/registry.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { attribute, loadClaimTables, loadMutants, REPORT_PATH, runMutants, selector, type LoadedMutant } from "./mutate.ts";
-import { buildReport, byTable, formatTable, formatTables, writeJson, writeReport, type MutantOutcome, type MutationReport } from "./mutation-report.ts";
+import {
+  buildReport,
+  byTable,
+  formatTable,
+  formatTables,
+  writeJson,
+  writeReport,
+  type MutantOutcome,
+  type MutationReport,
+} from "./mutation-report.ts";
 import { startProxy } from "./proxy.ts";
 import { proxiedBaseline } from "./baseline.ts";
 import { PENDING_COPY_CONTROL } from "./mutants/lease-kit.ts";
@@ -66,12 +75,14 @@ interface Work {
 function slowestFirst(all: LoadedMutant[]): LoadedMutant[] {
   let last = new Map<string, number>();
   try {
-    if (existsSync(REPORT_PATH)) last = new Map((JSON.parse(readFileSync(REPORT_PATH, "utf8")) as MutationReport).results.map((r) => [r.name, r.durationMs]));
+    if (existsSync(REPORT_PATH))
+      last = new Map((JSON.parse(readFileSync(REPORT_PATH, "utf8")) as MutationReport).results.map((r) => [r.name, r.durationMs]));
   } catch {
     // No usable report: fall back to the rows' waits.
   }
   const rows = registeredRows();
-  const cost = (m: LoadedMutant) => last.get(m.name) ?? 1000 * Math.max(0, ...rows.filter(({ row }) => selector(m.kills)(row.id)).map(({ row }) => row.waitSeconds ?? 0));
+  const cost = (m: LoadedMutant) =>
+    last.get(m.name) ?? 1000 * Math.max(0, ...rows.filter(({ row }) => selector(m.kills)(row.id)).map(({ row }) => row.waitSeconds ?? 0));
   return [...all].sort((a, b) => cost(b) - cost(a));
 }
 
@@ -91,7 +102,13 @@ function start(): Work {
     const a = await azurite;
     const proxy = await startProxy({ upstream: a.ports, mutant: PENDING_COPY_CONTROL });
     try {
-      return (await runHeadless({ connectionString: proxy.connectionString, select: selector(PENDING_COPY_CONTROL.kills), expectations: "azurite" })).results;
+      return (
+        await runHeadless({
+          connectionString: proxy.connectionString,
+          select: selector(PENDING_COPY_CONTROL.kills),
+          expectations: "azurite",
+        })
+      ).results;
     } finally {
       await proxy.stop();
     }
@@ -114,7 +131,9 @@ describe("no false alarms: the proxy without a mutant changes no verdict", funct
   });
 
   it("ran every registered row both ways", function () {
-    const ids = registeredRows().map((r) => r.row.id).sort();
+    const ids = registeredRows()
+      .map((r) => r.row.id)
+      .sort();
     expect(direct.map((r) => r.id).sort(), "direct run").to.deep.equal(ids);
     expect(proxied.map((r) => r.id).sort(), "proxied run").to.deep.equal(ids);
   });
@@ -122,12 +141,19 @@ describe("no false alarms: the proxy without a mutant changes no verdict", funct
   it("gives the same status and signature row by row", function () {
     const through = new Map(proxied.map((r) => [r.id, r]));
     // Two runs side by side with the others on a saturated machine: a row too late to tell in either is left out (cli-kit.ts).
-    const compared = new Set(toldIds("the direct and the proxied run", direct.map((d) => d.id), tooLateIn({ results: direct }, { results: proxied })));
+    const compared = new Set(
+      toldIds(
+        "the direct and the proxied run",
+        direct.map((d) => d.id),
+        tooLateIn({ results: direct }, { results: proxied }),
+      ),
+    );
     const diffs: string[] = [];
     for (const d of direct) {
       const p = through.get(d.id);
       if (!p || !compared.has(d.id)) continue;
-      if (outcome(d) !== outcome(p)) diffs.push(`${d.id}: direct ${outcome(d)} (${d.message ?? ""}) but proxied ${outcome(p)} (${p.message ?? ""})`);
+      if (outcome(d) !== outcome(p))
+        diffs.push(`${d.id}: direct ${outcome(d)} (${d.message ?? ""}) but proxied ${outcome(p)} (${p.message ?? ""})`);
     }
     if (diffs.length) {
       // The evidence of both sides, for whoever investigates the difference.
@@ -158,7 +184,9 @@ describe("mutants are well formed", function () {
     const ids = registeredRows().map((r) => r.row.id);
     const bad: string[] = [];
     for (const m of all) {
-      for (const k of m.kills ?? []) if (!ids.some(selector([k]))) bad.push(`${m.name} (${m.topic}): ${k} is not a registered test ID${k.endsWith("/") ? " prefix" : ""}`);
+      for (const k of m.kills ?? [])
+        if (!ids.some(selector([k])))
+          bad.push(`${m.name} (${m.topic}): ${k} is not a registered test ID${k.endsWith("/") ? " prefix" : ""}`);
     }
     expect(bad, bad.join("\n")).to.deep.equal([]);
   });
@@ -198,15 +226,28 @@ describe("every mutant is killed", function () {
   });
 
   it("every claim of every table that generates mutants has a generated mutant its row kills", function () {
-    expect(claimTables.map((t) => t.table), "tables").to.include.members(["T1 Container operations", "T2 Blob operations", "TB Table entities", "L Operations that honour a blob lease", "Q Queue settings (last writer wins)"]);
+    expect(
+      claimTables.map((t) => t.table),
+      "tables",
+    ).to.include.members([
+      "T1 Container operations",
+      "T2 Blob operations",
+      "TB Table entities",
+      "L Operations that honour a blob lease",
+      "Q Queue settings (last writer wins)",
+    ]);
     const missing = (report?.byTable ?? []).flatMap((t) => t.claimsNotKilled.map((c) => `${t.table} (${t.kind}): ${c}`));
     expect(missing, missing.join("\n")).to.deep.equal([]);
-    const unknown = claimTables.flatMap((t) => t.claims.flatMap((c) => c.mutants.filter((m) => !mutants.some((x) => x.name === m)).map((m) => `${t.table}: ${m}`)));
+    const unknown = claimTables.flatMap((t) =>
+      t.claims.flatMap((c) => c.mutants.filter((m) => !mutants.some((x) => x.name === m)).map((m) => `${t.table}: ${m}`)),
+    );
     expect(unknown, `claims naming no loaded mutant: ${unknown.join(", ")}`).to.deep.equal([]);
   });
 
   it("kills every T1 container-operations row with some mutant", function () {
-    const t1 = registeredRows().map((r) => r.row.id).filter((id) => id.startsWith("blob/container-ops/"));
+    const t1 = registeredRows()
+      .map((r) => r.row.id)
+      .filter((id) => id.startsWith("blob/container-ops/"));
     const missing = (report?.rowsNotKilled ?? []).filter((r) => t1.includes(r.id)).map((r) => `${r.id} (${r.status} on Azurite)`);
     expect(t1.length, "T1 rows registered").to.be.greaterThan(0);
     expect(missing, `no mutant kills: ${missing.join(", ")}`).to.deep.equal([]);

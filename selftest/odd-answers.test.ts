@@ -60,7 +60,10 @@ describe("answers the suite cannot read are FAILs naming the operation, never th
       expect(results.length, "rows run").to.be.greaterThan(0);
       expect(changed, "answers the shape changed").to.be.greaterThan(0);
       expect(exceptionVerdicts(results), "rows with the suite's own exception").to.deep.equal([]);
-      expect(results.filter(namesNoOperation).map((r) => `${r.id}: ${r.message}`), "non-PASS rows naming no operation").to.deep.equal([]);
+      expect(
+        results.filter(namesNoOperation).map((r) => `${r.id}: ${r.message}`),
+        "non-PASS rows naming no operation",
+      ).to.deep.equal([]);
     });
   });
 });

@@ -19,7 +19,17 @@ const dropped = (header: string): Mutant => ({
 const isXmlError = (res: ProxyResponse) => res.status >= 300 && /^\s*(<\?xml[^>]*>)?\s*<Error>/.test(res.body.toString("utf8"));
 
 export const ODD_ANSWERS: Mutant[] = [
-  ...["date", "last-modified", "etag", "x-ms-lease-time", "x-ms-lease-state", "x-ms-time-next-visible", "x-ms-popreceipt", "x-ms-blob-sequence-number", "content-length"].map(dropped),
+  ...[
+    "date",
+    "last-modified",
+    "etag",
+    "x-ms-lease-time",
+    "x-ms-lease-state",
+    "x-ms-time-next-visible",
+    "x-ms-popreceipt",
+    "x-ms-blob-sequence-number",
+    "content-length",
+  ].map(dropped),
   {
     name: "odd-no-error-code",
     description: "error answers name no error code (no x-ms-error-code, no Code in the body)",
@@ -27,7 +37,12 @@ export const ODD_ANSWERS: Mutant[] = [
     onResponse(_req, res) {
       if (res.status < 300) return;
       delete res.headers["x-ms-error-code"];
-      res.body = Buffer.from(res.body.toString("utf8").replace(/<Code>[^<]*<\/Code>/, "").replace(/"code"\s*:\s*"[^"]*",?/, ""));
+      res.body = Buffer.from(
+        res.body
+          .toString("utf8")
+          .replace(/<Code>[^<]*<\/Code>/, "")
+          .replace(/"code"\s*:\s*"[^"]*",?/, ""),
+      );
     },
   },
   {

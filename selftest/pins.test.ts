@@ -24,7 +24,12 @@ describe("pins survive reworded assertions", function () {
       })
       .map(([id]) => id);
     assert.isAbove(pinned.length, 40, "the embedded Azurite's pinned deviations");
-    const run = await runHeadless({ connectionString: azurite.connectionString, select: (id) => pinned.includes(id), expectations: "azurite", rewordFailures: reword });
+    const run = await runHeadless({
+      connectionString: azurite.connectionString,
+      select: (id) => pinned.includes(id),
+      expectations: "azurite",
+      rewordFailures: reword,
+    });
     const byId = new Map(run.results.map((r) => [r.id, r]));
     const told = toldIds("the pinned rows", pinned, (id) => tooLateToTell(byId.get(id)));
     const broken = told

@@ -148,7 +148,8 @@ function resign(service: Service, req: ProxyRequest, key = DEV_KEY): void {
   if (auth.startsWith("SharedKeyLite ")) {
     req.headers["authorization"] = `SharedKeyLite ${account}:${sharedKeyLiteSignature(key, url, req.headers, account)}`;
   } else if (auth.startsWith("SharedKey ")) {
-    req.headers["authorization"] = `SharedKey ${account}:${sharedKeySignature(key, stringToSign(service, req.method, url, req.headers, account))}`;
+    req.headers["authorization"] =
+      `SharedKey ${account}:${sharedKeySignature(key, stringToSign(service, req.method, url, req.headers, account))}`;
   }
 }
 
@@ -158,13 +159,25 @@ function errorXml(code: string, message: string): Buffer {
 
 /** A server error as a crashing target (a storage code) or a gateway in front of it (none, plain text) answers it. */
 function serverError(req: ProxyRequest, status: number, code: string | undefined): ProxyResponse {
-  if (!code) return { status, headers: { "content-type": "text/plain", date: new Date().toUTCString() }, body: Buffer.from(`${status} (answered by the self-test proxy)`) };
+  if (!code)
+    return {
+      status,
+      headers: { "content-type": "text/plain", date: new Date().toUTCString() },
+      body: Buffer.from(`${status} (answered by the self-test proxy)`),
+    };
   const message = "The server encountered an internal error (answered by the self-test proxy).";
   const table = req.service === "table";
   return {
     status,
-    headers: { "content-type": table ? "application/json;odata=minimalmetadata" : "application/xml", "x-ms-error-code": code, "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
-    body: table ? Buffer.from(JSON.stringify({ "odata.error": { code, message: { lang: "en-US", value: message } } })) : errorXml(code, message),
+    headers: {
+      "content-type": table ? "application/json;odata=minimalmetadata" : "application/xml",
+      "x-ms-error-code": code,
+      "x-ms-version": req.headers["x-ms-version"] ?? "",
+      date: new Date().toUTCString(),
+    },
+    body: table
+      ? Buffer.from(JSON.stringify({ "odata.error": { code, message: { lang: "en-US", value: message } } }))
+      : errorXml(code, message),
   };
 }
 
@@ -180,20 +193,39 @@ function notImplemented(req: ProxyRequest): ProxyResponse {
       "x-ms-version": req.headers["x-ms-version"] ?? "",
       date: new Date().toUTCString(),
     },
-    body: table ? Buffer.from(JSON.stringify({ "odata.error": { code: "NotImplemented", message: { lang: "en-US", value: message } } })) : errorXml("NotImplemented", message),
+    body: table
+      ? Buffer.from(JSON.stringify({ "odata.error": { code: "NotImplemented", message: { lang: "en-US", value: message } } }))
+      : errorXml("NotImplemented", message),
   };
 }
 
 /** The connection string of an emulator on loopback serving `account` below `prefix` on each port. */
-export function prefixedConnectionString(ports: Partial<Record<Service, number>>, prefix: string, account = DEV_ACCOUNT, key = DEV_KEY): string {
-  const endpoints = Object.entries(ports).map(([svc, port]) => `${svc[0].toUpperCase()}${svc.slice(1)}Endpoint=http://127.0.0.1:${port}/${prefix}/${account}`);
+export function prefixedConnectionString(
+  ports: Partial<Record<Service, number>>,
+  prefix: string,
+  account = DEV_ACCOUNT,
+  key = DEV_KEY,
+): string {
+  const endpoints = Object.entries(ports).map(
+    ([svc, port]) => `${svc[0].toUpperCase()}${svc.slice(1)}Endpoint=http://127.0.0.1:${port}/${prefix}/${account}`,
+  );
   return [`DefaultEndpointsProtocol=http`, `AccountName=${account}`, `AccountKey=${key}`, ...endpoints].join(";") + ";";
 }
 
 export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
   const host = opts.upstreamHost ?? "127.0.0.1";
   const state: MutantState = new Map();
-  const stats: ProxyStats = { requests: 0, faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0, error: 0, slow: 0 }, mutatedRequests: 0, mutatedResponses: 0, unsupported: 0, upstreamErrors: 0, authFailures: 0, mutantErrors: 0, outsidePrefix: 0 };
+  const stats: ProxyStats = {
+    requests: 0,
+    faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0, error: 0, slow: 0 },
+    mutatedRequests: 0,
+    mutatedResponses: 0,
+    unsupported: 0,
+    upstreamErrors: 0,
+    authFailures: 0,
+    mutantErrors: 0,
+    outsidePrefix: 0,
+  };
   const timers = new Set<NodeJS.Timeout>();
   const servers: http.Server[] = [];
   const ports: Partial<Record<Service, number>> = {};
@@ -214,10 +246,7 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
       const up = http.request(
         { host, port: opts.upstream[service], method: req.method, path: req.url, headers, agent: upstreamAgent },
         (res) => {
-          readBody(res).then(
-            (body) => resolve({ status: res.statusCode ?? 502, headers: flatten(res.headers), body }),
-            reject,
-          );
+          readBody(res).then((body) => resolve({ status: res.statusCode ?? 502, headers: flatten(res.headers), body }), reject);
         },
       );
       up.on("error", reject);
@@ -253,7 +282,16 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
       const below = `/${opts.pathPrefix}`;
       if (!req.url.startsWith(`${below}/`)) {
         stats.outsidePrefix++;
-        return send(req.method, res, { status: 404, headers: { "content-type": "text/plain", date: new Date().toUTCString() }, body: Buffer.from(`not below ${below} (answered by the self-test proxy)`) }, true);
+        return send(
+          req.method,
+          res,
+          {
+            status: 404,
+            headers: { "content-type": "text/plain", date: new Date().toUTCString() },
+            body: Buffer.from(`not below ${below} (answered by the self-test proxy)`),
+          },
+          true,
+        );
       }
       req.url = req.url.slice(below.length);
       const source = req.headers["x-ms-copy-source"];
@@ -269,11 +307,23 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
 
     const fault = opts.faults?.find((f) => f.match(req)) ?? chaosFault(opts.chaos);
     const timedOut = () =>
-      send(req.method, res, {
-        status: 500,
-        headers: { "content-type": "application/xml", "x-ms-error-code": "OperationTimedOut", "x-ms-version": req.headers["x-ms-version"] ?? "" },
-        body: errorXml("OperationTimedOut", "The operation could not be completed within the permitted time (injected by the self-test proxy)."),
-      }, true);
+      send(
+        req.method,
+        res,
+        {
+          status: 500,
+          headers: {
+            "content-type": "application/xml",
+            "x-ms-error-code": "OperationTimedOut",
+            "x-ms-version": req.headers["x-ms-version"] ?? "",
+          },
+          body: errorXml(
+            "OperationTimedOut",
+            "The operation could not be completed within the permitted time (injected by the self-test proxy).",
+          ),
+        },
+        true,
+      );
     if (fault) {
       stats.faults[fault.kind]++;
       if (fault.kind === "reset") {
@@ -283,16 +333,21 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
         return;
       }
       if (fault.kind === "503") {
-        send(req.method, res, {
-          status: 503,
-          headers: {
-            "content-type": "application/xml",
-            "retry-after": String(fault.retryAfterSeconds ?? 1),
-            "x-ms-error-code": "ServerBusy",
-            "x-ms-version": req.headers["x-ms-version"] ?? "",
+        send(
+          req.method,
+          res,
+          {
+            status: 503,
+            headers: {
+              "content-type": "application/xml",
+              "retry-after": String(fault.retryAfterSeconds ?? 1),
+              "x-ms-error-code": "ServerBusy",
+              "x-ms-version": req.headers["x-ms-version"] ?? "",
+            },
+            body: errorXml("ServerBusy", "The server is busy (injected by the self-test proxy)."),
           },
-          body: errorXml("ServerBusy", "The server is busy (injected by the self-test proxy)."),
-        }, true);
+          true,
+        );
         return;
       }
       if (fault.kind === "500") return timedOut();
@@ -342,10 +397,16 @@ export async function startProxy(opts: ProxyOptions): Promise<MutationProxy> {
       out = await forward(service, req);
     } catch (err) {
       stats.upstreamErrors++;
-      send(req.method, res, { status: 502, headers: { "content-type": "text/plain" }, body: Buffer.from(`upstream error: ${(err as Error).message}`) }, true);
+      send(
+        req.method,
+        res,
+        { status: 502, headers: { "content-type": "text/plain" }, body: Buffer.from(`upstream error: ${(err as Error).message}`) },
+        true,
+      );
       return;
     }
-    if (rewritten && out.status === 403 && /AuthenticationFailed/.test(out.headers["x-ms-error-code"] ?? out.body.toString("utf8"))) stats.authFailures++;
+    if (rewritten && out.status === 403 && /AuthenticationFailed/.test(out.headers["x-ms-error-code"] ?? out.body.toString("utf8")))
+      stats.authFailures++;
     let bodyChanged = false;
     if (mutant?.onResponse) {
       const before = out.body;

@@ -71,7 +71,10 @@ function jobs(): Job[] {
   const files = filesEndingWith(here, ".test.ts");
   const quick = files.filter((f) => QUICK.some((d) => relative(here, f).startsWith(d)));
   const rest = files.filter((f) => !quick.includes(f));
-  return [...(quick.length ? [{ name: `${QUICK.join(", ")} (one process)`, files: quick }] : []), ...rest.map((f) => ({ name: relative(here, f), files: [f] }))];
+  return [
+    ...(quick.length ? [{ name: `${QUICK.join(", ")} (one process)`, files: quick }] : []),
+    ...rest.map((f) => ({ name: relative(here, f), files: [f] })),
+  ];
 }
 
 /** Wall seconds per file in the last full run. */
@@ -83,10 +86,17 @@ function lastTimes(): Record<string, number> {
   }
 }
 
-async function runJob(job: Job, scratch: string, nice: number): Promise<{ job: Job; tally: Tally; seconds: number; output: string; code: number | null }> {
+async function runJob(
+  job: Job,
+  scratch: string,
+  nice: number,
+): Promise<{ job: Job; tally: Tally; seconds: number; output: string; code: number | null }> {
   const tallyPath = join(scratch, `${job.name.replace(/[^a-z0-9]+/gi, "-")}.json`);
   const started = Date.now();
-  const script = job === SHARED_RUNS ? ["shared-runs.ts", "--tally", tallyPath] : ["worker.ts", "--tally", tallyPath, ...(grep ? ["--grep", grep] : []), ...job.files];
+  const script =
+    job === SHARED_RUNS
+      ? ["shared-runs.ts", "--tally", tallyPath]
+      : ["worker.ts", "--tally", tallyPath, ...(grep ? ["--grep", grep] : []), ...job.files];
   const child = spawn(process.execPath, ["--import", "tsx", join(here, script[0]), ...script.slice(1)], {
     cwd: ROOT,
     env: { ...process.env, SELFTEST_SHARED_DIR: scratch },
@@ -143,7 +153,10 @@ await Promise.all([
   }),
 ]);
 
-const total = done.reduce((t, r) => ({ passes: t.passes + r.tally.passes, failures: t.failures + r.tally.failures, pending: t.pending + r.tally.pending }), { passes: 0, failures: 0, pending: 0 });
+const total = done.reduce(
+  (t, r) => ({ passes: t.passes + r.tally.passes, failures: t.failures + r.tally.failures, pending: t.pending + r.tally.pending }),
+  { passes: 0, failures: 0, pending: 0 },
+);
 const wall = Math.round((Date.now() - started) / 1000);
 if (!grep) {
   const record = {
@@ -153,16 +166,23 @@ if (!grep) {
     wallSeconds: wall,
     tests: total,
     seconds: Object.fromEntries([...done].sort((a, b) => b.seconds - a.seconds).map((r) => [r.job.name, Math.round(r.seconds)])),
-    cpuSeconds: Object.fromEntries([...done].sort((a, b) => (b.tally.cpuSeconds ?? 0) - (a.tally.cpuSeconds ?? 0)).map((r) => [r.job.name, Math.round(r.tally.cpuSeconds ?? 0)])),
+    cpuSeconds: Object.fromEntries(
+      [...done]
+        .sort((a, b) => (b.tally.cpuSeconds ?? 0) - (a.tally.cpuSeconds ?? 0))
+        .map((r) => [r.job.name, Math.round(r.tally.cpuSeconds ?? 0)]),
+    ),
   };
   writeFileSync(TIMES, JSON.stringify(record, null, 2) + "\n");
 }
 console.log(`\nself-test wall time per file (${JOBS} at once), slowest first, with CPU time:`);
 for (const r of [...done].sort((a, b) => b.seconds - a.seconds).filter(shown)) {
   const cpu = r.tally.cpuSeconds === undefined ? "" : `${Math.round(r.tally.cpuSeconds)} s CPU`;
-  console.log(`  ${String(Math.round(r.seconds)).padStart(4)} s ${cpu.padStart(10)}  ${r.job.name}  (${r.tally.passes} passed, ${r.tally.failures} failed, ${r.tally.pending} skipped)`);
+  console.log(
+    `  ${String(Math.round(r.seconds)).padStart(4)} s ${cpu.padStart(10)}  ${r.job.name}  (${r.tally.passes} passed, ${r.tally.failures} failed, ${r.tally.pending} skipped)`,
+  );
   if (r.job.files.length < 2) continue;
-  for (const [f, sec] of Object.entries(r.tally.perFile ?? {}).sort((a, b) => b[1] - a[1])) console.log(`  ${sec.toFixed(1).padStart(16)} s  ${relative(here, f)}`);
+  for (const [f, sec] of Object.entries(r.tally.perFile ?? {}).sort((a, b) => b[1] - a[1]))
+    console.log(`  ${sec.toFixed(1).padStart(16)} s  ${relative(here, f)}`);
 }
 const failing = done.flatMap((r) => (r.tally.failing ?? []).map((f) => ({ ...f, file: r.job.name })));
 if (failing.length) {

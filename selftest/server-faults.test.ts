@@ -49,11 +49,12 @@ const inFamily = (op: string | undefined) => !!op && FAMILIES.some((f) => f.oper
 
 /** Rows that met a faulting operation: their own exchanges did, or (a derived cell) a row it is computed from. */
 function metIt(results: RowResult[]): Set<string> {
-  const met = new Set(results.filter((r) => [...r.evidence, ...(r.retried?.evidence ?? [])].some((ex) => inFamily(ex.operation))).map((r) => r.id));
+  const met = new Set(
+    results.filter((r) => [...r.evidence, ...(r.retried?.evidence ?? [])].some((ex) => inFamily(ex.operation))).map((r) => r.id),
+  );
   for (const { row } of registeredRows()) if (row.derivedFrom?.some((id) => met.has(id))) met.add(row.id);
   return met;
 }
-
 
 const SILENT_GREP = "queue/update-message/|validators-advance/(update|merge)-entity";
 const SILENT_TIMEOUT_MS = 1500;
@@ -73,7 +74,18 @@ function silentRun() {
     });
     try {
       const dir = tmpDir("silent");
-      const res = await runCli(["-c", proxy.connectionString, "--grep", SILENT_GREP, "--report-dir", dir, "--request-timeout", String(SILENT_TIMEOUT_MS), "--max-tries", "2"]);
+      const res = await runCli([
+        "-c",
+        proxy.connectionString,
+        "--grep",
+        SILENT_GREP,
+        "--report-dir",
+        dir,
+        "--request-timeout",
+        String(SILENT_TIMEOUT_MS),
+        "--max-tries",
+        "2",
+      ]);
       return { res, dir };
     } finally {
       await proxy.stop();
@@ -104,18 +116,34 @@ describe("a target that errs: a server error on every try is an answer", functio
     const faults: Fault[] = [
       ...FAMILIES.map((f): Fault => ({ kind: "error", status: f.status, code: f.code, match: (req) => operation(req) === f.operation })),
       // Legal bad luck: a read now and then answered 500; its retry gets the real answer.
-      { kind: "error", status: 500, code: "InternalError", match: (req) => !changesState(req) && !inFamily(operation(req)) && Math.random() < SPORADIC_SHARE },
+      {
+        kind: "error",
+        status: 500,
+        code: "InternalError",
+        match: (req) => !changesState(req) && !inFamily(operation(req)) && Math.random() < SPORADIC_SHARE,
+      },
     ];
     const proxy = await startProxy({ upstream: a.ports, faults });
     try {
-      const r = await runHeadless({ connectionString: proxy.connectionString, expectations: "azurite", maxTries: MAX_TRIES, select: (id) => selected.has(id) });
-      run = { results: r.results, versions: serverVersions(Object.fromEntries(r.probes.map((p) => [p.service, p.server]))), stats: proxy.stats };
+      const r = await runHeadless({
+        connectionString: proxy.connectionString,
+        expectations: "azurite",
+        maxTries: MAX_TRIES,
+        select: (id) => selected.has(id),
+      });
+      run = {
+        results: r.results,
+        versions: serverVersions(Object.fromEntries(r.probes.map((p) => [p.service, p.server]))),
+        stats: proxy.stats,
+      };
     } finally {
       await proxy.stop();
     }
     met = metIt(run.results);
     for (const id of [...met]) if (!run.results.some((r) => r.id === id)) met.delete(id);
-    console.log(`    ${run.results.length} rows, ${met.size} met a faulting operation; ${run.stats.faults.error} requests answered with a server error`);
+    console.log(
+      `    ${run.results.length} rows, ${met.size} met a faulting operation; ${run.stats.faults.error} requests answered with a server error`,
+    );
   });
 
   it("every family is met, and every row that met one FAILs naming only its fault, in both runs", function () {
@@ -124,7 +152,14 @@ describe("a target that errs: a server error on every try is an answer", functio
     const wrong = run.results
       .filter((r) => met.has(r.id))
       // A row pinned as failing otherwise FAILs as differing from its pin; a derived cell names its rows' faults.
-      .filter((r) => r.status !== "FAIL" || r.observed !== "FAIL" || !r.faults?.length || r.faults.some((f) => !inFamily(f.operation)) || !/server fault: /.test(r.message ?? ""))
+      .filter(
+        (r) =>
+          r.status !== "FAIL" ||
+          r.observed !== "FAIL" ||
+          !r.faults?.length ||
+          r.faults.some((f) => !inFamily(f.operation)) ||
+          !/server fault: /.test(r.message ?? ""),
+      )
       .map((r) => `${r.id}: ${r.status} ${JSON.stringify(r.faults ?? [])} ${r.message ?? ""}`);
     expect(wrong, wrong.join("\n")).to.deep.equal([]);
   });
@@ -137,7 +172,10 @@ describe("a target that errs: a server error on every try is an answer", functio
       const said = `${f.operation} answered ${family.status}${family.code ? " " + family.code : ""} to every try (${MAX_TRIES})`;
       if (!r.message?.includes(said)) bad.push(`${r.id}: message does not say "${said}": ${r.message}`);
       if (!r.retried) bad.push(`${r.id}: not run again`);
-      for (const [which, evidence] of [["first run", r.retried?.evidence ?? []], ["re-run", r.evidence]] as const) {
+      for (const [which, evidence] of [
+        ["first run", r.retried?.evidence ?? []],
+        ["re-run", r.evidence],
+      ] as const) {
         const tries = evidence.filter((ex) => ex.operation === f.operation && ex.status === family.status);
         if (tries.length < MAX_TRIES) bad.push(`${r.id}: the ${which}'s evidence holds ${tries.length} tries of ${f.operation}`);
       }
@@ -147,7 +185,10 @@ describe("a target that errs: a server error on every try is an answer", functio
 
   it("every other row keeps its verdict, the sporadic 500s retried away", function () {
     expect(run.stats.faults.error, "requests answered with a server error").to.be.greaterThan(0);
-    const sporadic = run.results.filter((r) => !met.has(r.id)).flatMap((r) => r.evidence).filter((ex) => ex.retried && ex.status === 500);
+    const sporadic = run.results
+      .filter((r) => !met.has(r.id))
+      .flatMap((r) => r.evidence)
+      .filter((ex) => ex.retried && ex.status === 500);
     expect(sporadic.length, "sporadic 500s retried in the rows' evidence").to.be.greaterThan(0);
     const changed = changedVerdicts("the faulty run and the baseline", run.results, [...baseline.values()], (id) => met.has(id));
     expect(changed, changed.join("\n")).to.deep.equal([]);
@@ -158,8 +199,12 @@ describe("a target that errs: a server error on every try is an answer", functio
     expect(exitCodeOf(run.results)).to.equal(1);
     // Azurite's own pins, the operations it lacks among them, and the self-test's faults.
     const { pins, unsupported } = loadExpectations("azurite");
-    const faultPins: Record<string, OperationPin> = Object.fromEntries(FAMILIES.map((f) => [f.operation, { reason: "the self-test's target crashes on it" }]));
-    const rejudged = run.results.map((r) => judge({ ...r, status: r.observed, expectation: undefined }, pins[r.id], run.versions[r.service], unsupported, faultPins));
+    const faultPins: Record<string, OperationPin> = Object.fromEntries(
+      FAMILIES.map((f) => [f.operation, { reason: "the self-test's target crashes on it" }]),
+    );
+    const rejudged = run.results.map((r) =>
+      judge({ ...r, status: r.observed, expectation: undefined }, pins[r.id], run.versions[r.service], unsupported, faultPins),
+    );
     const failing = rejudged.filter((r) => summarise([r]).failed > 0).map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`);
     expect(failing, failing.join("\n")).to.deep.equal([]);
     expect(rejudged.filter((r) => r.status === "EXPECTED_FAIL" && r.expectation?.operations?.length).length).to.equal(met.size);
@@ -172,11 +217,19 @@ describe("a target that is silent: no answer decides nothing, and the run says i
     const { res, dir } = await silentRun();
     expect(res.code, res.stderr + res.stdout.slice(-3000)).to.equal(INCOMPLETE_EXIT_CODE);
     const report = readReport(dir);
-    const failed = report.results.filter((r) => ["FAIL", "UNEXPECTED_PASS"].includes(r.status)).map((r) => `${r.id}: ${r.status} ${r.message}`);
+    const failed = report.results
+      .filter((r) => ["FAIL", "UNEXPECTED_PASS"].includes(r.status))
+      .map((r) => `${r.id}: ${r.status} ${r.message}`);
     expect(failed, failed.join("\n")).to.deep.equal([]);
     const undecided = report.results.filter((r) => r.status === "INCONCLUSIVE");
-    expect(undecided.map((r) => r.id)).to.include.members(["general/validators-advance/update-entity", "general/validators-advance/merge-entity"]);
-    expect(undecided.some((r) => r.id.startsWith("queue/update-message/")), "an Update Message row").to.equal(true);
+    expect(undecided.map((r) => r.id)).to.include.members([
+      "general/validators-advance/update-entity",
+      "general/validators-advance/merge-entity",
+    ]);
+    expect(
+      undecided.some((r) => r.id.startsWith("queue/update-message/")),
+      "an Update Message row",
+    ).to.equal(true);
     expect(res.stdout).to.match(/No verdict: \d+ row\(s\) could not be decided \([^)]*a request timed out/);
     const junit = readFileSync(join(dir, "junit.xml"), "utf8");
     expect((junit.match(/<error /g) ?? []).length, "JUnit errors").to.equal(undecided.length);

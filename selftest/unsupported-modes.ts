@@ -21,7 +21,11 @@ export const UNSUPPORTED_MODES: UnsupportedMode[] = [
 ];
 
 /** Whether an operation is one the mode lacks (by name or family). */
-export const lacks = (mode: UnsupportedMode, operation: string): boolean => mode.operations.includes(operation) || mode.operations.includes(operationFamily(operation));
+export const lacks = (mode: UnsupportedMode, operation: string): boolean =>
+  mode.operations.includes(operation) || mode.operations.includes(operationFamily(operation));
 
 /** The proxy's `unsupported` option for a mode. */
-export const unsupportedBy = (mode: UnsupportedMode) => (req: ProxyRequest): boolean => lacks(mode, operation(req));
+export const unsupportedBy =
+  (mode: UnsupportedMode) =>
+  (req: ProxyRequest): boolean =>
+    lacks(mode, operation(req));

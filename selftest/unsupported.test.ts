@@ -56,7 +56,12 @@ function modeRuns(): Map<string, Promise<ModeRun>> {
         const proxy = await startProxy({ upstream: a.ports, unsupported: unsupportedBy(mode) });
         try {
           // The baseline's seed: a model row that met the operation there draws the same sequences here, and so meets it again.
-          const run = await runHeadless({ connectionString: proxy.connectionString, expectations: "azurite", select: (id) => selected.has(id), seed: Number(RUN_SEED) });
+          const run = await runHeadless({
+            connectionString: proxy.connectionString,
+            expectations: "azurite",
+            select: (id) => selected.has(id),
+            seed: Number(RUN_SEED),
+          });
           const versions = serverVersions(Object.fromEntries(run.probes.map((p) => [p.service, p.server])));
           return { results: run.results, versions, answered501: proxy.stats.unsupported };
         } finally {
@@ -68,7 +73,8 @@ function modeRuns(): Map<string, Promise<ModeRun>> {
   return runs;
 }
 
-const pinsOf = (mode: UnsupportedMode): Record<string, OperationPin> => Object.fromEntries(mode.operations.map((o) => [o, { reason: `the self-test's target has ${mode.description}` }]));
+const pinsOf = (mode: UnsupportedMode): Record<string, OperationPin> =>
+  Object.fromEntries(mode.operations.map((o) => [o, { reason: `the self-test's target has ${mode.description}` }]));
 
 /** Rows that met the operation: their own exchanges did, or (a derived cell) one of the rows it is computed from. */
 function metIt(mode: UnsupportedMode, results: RowResult[]): Set<string> {
@@ -111,10 +117,14 @@ describe("half-featured targets: a 501 is an answer, not bad luck", function () 
         const changed = changedVerdicts("the half-featured run and the baseline", run.results, [...baseline.values()], (id) => met.has(id));
         expect(changed, changed.join("\n")).to.deep.equal([]);
         // A 501 is an answer: no row is left INCONCLUSIVE by it, only (on a saturated machine) by no answer in time.
-        expect(run.results.filter((r) => r.status === "INCONCLUSIVE" && !tooLateToTell(r)).map((r) => `${r.id}: ${r.message}`), "rows INCONCLUSIVE").to.deep.equal([]);
+        expect(
+          run.results.filter((r) => r.status === "INCONCLUSIVE" && !tooLateToTell(r)).map((r) => `${r.id}: ${r.message}`),
+          "rows INCONCLUSIVE",
+        ).to.deep.equal([]);
         // A row the engine ran again after its first run got no answer (five proxied runs share the
         // machine with other self-tests) counts by its final verdict, checked above; it is shown here.
-        for (const r of run.results.filter((x) => x.retried)) console.log(`      re-run ${r.id}: ${(r.retried!.message ?? "").split("\n")[0].slice(0, 200)}`);
+        for (const r of run.results.filter((x) => x.retried))
+          console.log(`      re-run ${r.id}: ${(r.retried!.message ?? "").split("\n")[0].slice(0, 200)}`);
       });
 
       it("the run fails (exit 1); with the operations pinned it passes (exit 0)", function () {
@@ -123,17 +133,28 @@ describe("half-featured targets: a 501 is an answer, not bad luck", function () 
         expect(summarise(run.results).failed, "rows failing the run").to.equal(told.length);
         // Azurite's own pins (the operations it lacks among them) beside the self-test's.
         const { pins, unsupported } = loadExpectations("azurite");
-        const rejudged = run.results.map((r) => judge({ ...r, status: r.observed, expectation: undefined }, pins[r.id], run.versions[r.service], { ...unsupported, ...pinsOf(mode) }));
+        const rejudged = run.results.map((r) =>
+          judge({ ...r, status: r.observed, expectation: undefined }, pins[r.id], run.versions[r.service], {
+            ...unsupported,
+            ...pinsOf(mode),
+          }),
+        );
         const failing = rejudged.filter((r) => summarise([r]).failed > 0).map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`);
         expect(failing, failing.join("\n")).to.deep.equal([]);
-        expect(rejudged.filter((r) => r.status === "UNSUPPORTED" && r.unsupported?.some((u) => lacks(mode, u.operation))).length).to.equal(told.length);
+        expect(rejudged.filter((r) => r.status === "UNSUPPORTED" && r.unsupported?.some((u) => lacks(mode, u.operation))).length).to.equal(
+          told.length,
+        );
       });
     });
   }
 
   it("every row ran on one half-featured target or another", async function () {
     const ran = new Set((await Promise.all([...modeRuns().values()])).flatMap((r) => r.results.map((x) => x.id)));
-    expect(registeredRows().map(({ row }) => row.id).filter((id) => !ran.has(id))).to.deep.equal([]);
+    expect(
+      registeredRows()
+        .map(({ row }) => row.id)
+        .filter((id) => !ran.has(id)),
+    ).to.deep.equal([]);
   });
 
   describe("through the CLI: a target with no page blobs", function () {
@@ -152,7 +173,9 @@ describe("half-featured targets: a 501 is an answer, not bad luck", function () 
       const dir = tmpDir("unsupported");
       const res = await runCli(["-c", proxy.connectionString, "--grep", GREP, "--report-dir", dir]);
       expect(res.code, res.stderr + res.stdout.slice(-2000)).to.equal(1);
-      expect(res.stdout).to.match(/Operations the target does not implement[^\n]*\n\s+Put Blob \(PageBlob\): 501 NotImplemented, \d+ row\(s\); not pinned/);
+      expect(res.stdout).to.match(
+        /Operations the target does not implement[^\n]*\n\s+Put Blob \(PageBlob\): 501 NotImplemented, \d+ row\(s\); not pinned/,
+      );
       expect(res.stdout, "no row is INCONCLUSIVE").to.not.match(/INCONCLUSIVE/);
       const report = readReport(dir);
       expect(report.summary.UNSUPPORTED).to.be.greaterThan(0);
@@ -164,11 +187,18 @@ describe("half-featured targets: a 501 is an answer, not bad luck", function () 
     it("exits 0 once the expectation file pins the operations", async function () {
       const dir = tmpDir("unsupported-pinned");
       const file = join(dir, "half-featured.json");
-      writeFileSync(file, JSON.stringify({ target: "half-featured", pins: loadExpectations("azurite").pins, unsupported: pinsOf(mode) }, null, 2));
+      writeFileSync(
+        file,
+        JSON.stringify({ target: "half-featured", pins: loadExpectations("azurite").pins, unsupported: pinsOf(mode) }, null, 2),
+      );
       const res = await runCli(["-c", proxy.connectionString, "--grep", GREP, "--report-dir", dir, "-e", file]);
       expect(res.code, res.stderr + res.stdout.slice(-2000)).to.equal(0);
       expect(res.stdout).to.match(/Put Blob \(PageBlob\): 501 NotImplemented, \d+ row\(s\); pinned as "Put Blob \(PageBlob\)"/);
-      expect(readReport(dir).results.filter((r) => r.status === "UNSUPPORTED").every((r) => r.expectation?.status === "UNSUPPORTED")).to.equal(true);
+      expect(
+        readReport(dir)
+          .results.filter((r) => r.status === "UNSUPPORTED")
+          .every((r) => r.expectation?.status === "UNSUPPORTED"),
+      ).to.equal(true);
     });
   });
 });

@@ -43,7 +43,8 @@ const VARIATIONS: Variation[] = [
           return;
         }
         if (kept && res.headers["etag"] === kept.from) Object.assign(res.headers, { etag: kept.etag, "last-modified": kept.lastModified });
-        if (res.headers["etag"] && res.headers["last-modified"] && !query(req).get("comp")) state.set(`last:${key}`, { etag: res.headers["etag"], lastModified: res.headers["last-modified"] });
+        if (res.headers["etag"] && res.headers["last-modified"] && !query(req).get("comp"))
+          state.set(`last:${key}`, { etag: res.headers["etag"], lastModified: res.headers["last-modified"] });
       },
     },
     rows: /^blob\/append\/seal\/etag$/,
@@ -56,14 +57,24 @@ const VARIATIONS: Variation[] = [
       description: "Copy Blob From URL refuses a failing destination condition with 412 TargetConditionNotMet",
       kills: [],
       onResponse(req, res) {
-        if (operation(req) === "Copy Blob From URL" && res.status === 412 && res.headers["x-ms-error-code"] === "ConditionNotMet" && !Object.keys(req.headers).some((h) => h.startsWith("x-ms-source-if-"))) {
+        if (
+          operation(req) === "Copy Blob From URL" &&
+          res.status === 412 &&
+          res.headers["x-ms-error-code"] === "ConditionNotMet" &&
+          !Object.keys(req.headers).some((h) => h.startsWith("x-ms-source-if-"))
+        ) {
           res.headers["x-ms-error-code"] = "TargetConditionNotMet";
           res.body = Buffer.from(res.body.toString("utf8").replace("<Code>ConditionNotMet<", "<Code>TargetConditionNotMet<"));
         }
       },
     },
     rows: /^blob\/from-url\/copy-blob\/destination-/,
-    notes: Object.fromEntries(["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"].map((h) => [`blob/from-url/copy-blob/destination-${h}`, (n: Record<string, unknown>) => n["refusal"] === "412 TargetConditionNotMet"])),
+    notes: Object.fromEntries(
+      ["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"].map((h) => [
+        `blob/from-url/copy-blob/destination-${h}`,
+        (n: Record<string, unknown>) => n["refusal"] === "412 TargetConditionNotMet",
+      ]),
+    ),
   },
   {
     // Find Blobs by Tags is eventually consistent: for 3 s after Set Blob Tags it answers from the old index.
@@ -81,13 +92,17 @@ const VARIATIONS: Variation[] = [
       },
     },
     rows: /^blob\/tags\/find-blobs-by-tags\/eventual$/,
-    notes: { "blob/tags/find-blobs-by-tags/eventual": (n) => typeof n["lag (server clock, s)"] === "number" && (n["lag (server clock, s)"] as number) >= 2 },
+    notes: {
+      "blob/tags/find-blobs-by-tags/eventual": (n) =>
+        typeof n["lag (server clock, s)"] === "number" && (n["lag (server clock, s)"] as number) >= 2,
+    },
   },
   {
     // Q, disputed: the Update Message page's refusal of a visibility timeout ending after the expiry (Azurite accepts it).
     variation: {
       name: "queue-update-beyond-expiry-refused",
-      description: "Update Message whose visibility timeout would end after the message's ExpirationTime is refused with 400 InvalidQueryParameterValue and not applied",
+      description:
+        "Update Message whose visibility timeout would end after the message's ExpirationTime is refused with 400 InvalidQueryParameterValue and not applied",
       kills: [],
       onRequest(req, state) {
         if (operation(req) === "Update Message" && endsAfterExpiry(req, state)) return refusal(req);
@@ -103,12 +118,16 @@ const VARIATIONS: Variation[] = [
     // Q, disputed: Put Message accepts a visibility timeout longer than the time to live, and the message expires while invisible.
     variation: {
       name: "queue-put-beyond-ttl-accepted",
-      description: "Put Message with a visibility timeout greater than its time to live is accepted (201, the TimeNextVisible asked) and the message expires unseen",
+      description:
+        "Put Message with a visibility timeout greater than its time to live is accepted (201, the TimeNextVisible asked) and the message expires unseen",
       kills: [],
       onRequest(req, state) {
         if (operation(req) !== "Put Message") return;
         const u = new URL(req.url, "http://x");
-        const [visibility, ttl] = [Number(u.searchParams.get("visibilitytimeout") ?? 0), Number(u.searchParams.get("messagettl") ?? Infinity)];
+        const [visibility, ttl] = [
+          Number(u.searchParams.get("visibilitytimeout") ?? 0),
+          Number(u.searchParams.get("messagettl") ?? Infinity),
+        ];
         if (!(ttl > 1 && visibility >= ttl)) return;
         // Hidden for all but its last second (Azurite refuses a timeout that reaches the expiry); the answer states the timeout asked.
         u.searchParams.set("visibilitytimeout", String(ttl - 1));
@@ -118,7 +137,14 @@ const VARIATIONS: Variation[] = [
       onResponse(req, res, state) {
         const later = state.get(`asked ${req.url}`) as number | undefined;
         if (later === undefined || res.status !== 201) return;
-        res.body = Buffer.from(res.body.toString("utf8").replace(/<TimeNextVisible>([^<]*)<\/TimeNextVisible>/, (_, v: string) => `<TimeNextVisible>${new Date(Date.parse(v) + later * 1000).toUTCString()}</TimeNextVisible>`));
+        res.body = Buffer.from(
+          res.body
+            .toString("utf8")
+            .replace(
+              /<TimeNextVisible>([^<]*)<\/TimeNextVisible>/,
+              (_, v: string) => `<TimeNextVisible>${new Date(Date.parse(v) + later * 1000).toUTCString()}</TimeNextVisible>`,
+            ),
+        );
       },
     },
     rows: /^queue\/put-message\/visibility-below-ttl$/,
@@ -132,18 +158,33 @@ const VARIATIONS: Variation[] = [
       kills: [],
       onRequest(req) {
         const action = req.headers["x-ms-sequence-number-action"];
-        if (operation(req) !== "Set Blob Properties" || !["update", "max"].includes(action ?? "") || req.headers["x-ms-blob-sequence-number"] !== undefined) return;
-        return { status: 200, headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() }, body: Buffer.alloc(0) };
+        if (
+          operation(req) !== "Set Blob Properties" ||
+          !["update", "max"].includes(action ?? "") ||
+          req.headers["x-ms-blob-sequence-number"] !== undefined
+        )
+          return;
+        return {
+          status: 200,
+          headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
+          body: Buffer.alloc(0),
+        };
       },
     },
     rows: /^blob\/page-sequence\/action\/(update|max)-without-number$/,
-    notes: Object.fromEntries(["update", "max"].map((a) => [`blob/page-sequence/action/${a}-without-number`, (n: Record<string, unknown>) => n["disputed"] === "accepted (200), the number unchanged"])),
+    notes: Object.fromEntries(
+      ["update", "max"].map((a) => [
+        `blob/page-sequence/action/${a}-without-number`,
+        (n: Record<string, unknown>) => n["disputed"] === "accepted (200), the number unchanged",
+      ]),
+    ),
   },
   {
     // L: "a client may need to wait up to one minute before a new lease can be acquired" after an expiry.
     variation: {
       name: "lease-reacquire-after-expiry-delayed",
-      description: "An acquire over an expired lease is refused with 409 LeaseAlreadyPresent for the first 5 s after the expiry, then granted",
+      description:
+        "An acquire over an expired lease is refused with 409 LeaseAlreadyPresent for the first 5 s after the expiry, then granted",
       kills: [],
       onRequest(req, state) {
         if (!isLease(req) || action(req) !== "acquire" || tracked(req, state).state !== "expired") return;
@@ -156,7 +197,13 @@ const VARIATIONS: Variation[] = [
     },
     rows: /^blob\/(container-)?lease\/state\/acquire(-same)?\/expired$/,
     notes: Object.fromEntries(
-      ["blob/lease/state/", "blob/container-lease/state/"].flatMap((p) => ["acquire", "acquire-same"].map((a) => [`${p}${a}/expired`, (n: Record<string, unknown>) => Object.entries(n).some(([k, v]) => k.startsWith("granted after the expiry") && typeof v === "number" && v >= 4)])),
+      ["blob/lease/state/", "blob/container-lease/state/"].flatMap((p) =>
+        ["acquire", "acquire-same"].map((a) => [
+          `${p}${a}/expired`,
+          (n: Record<string, unknown>) =>
+            Object.entries(n).some(([k, v]) => k.startsWith("granted after the expiry") && typeof v === "number" && v >= 4),
+        ]),
+      ),
     ),
   },
 ];
@@ -168,13 +215,17 @@ describe("legal variations fail nothing", function () {
       const proxy = await startProxy({ upstream: a.ports, mutant: v.variation });
       let results: RowResult[];
       try {
-        results = (await runHeadless({ connectionString: proxy.connectionString, select: (id) => v.rows.test(id), expectations: "azurite" })).results;
+        results = (
+          await runHeadless({ connectionString: proxy.connectionString, select: (id) => v.rows.test(id), expectations: "azurite" })
+        ).results;
       } finally {
         await proxy.stop();
       }
       expect(proxy.stats.mutatedResponses + proxy.stats.mutatedRequests, "answers the variation changed").to.be.greaterThan(0);
       expect(results.map((r) => r.id).sort()).to.deep.equal(Object.keys(v.notes).sort());
-      const wrong = results.filter((r) => r.status !== "PASS" || !v.notes[r.id](r.notes)).map((r) => `${r.id}: ${r.status} ${r.message ?? ""} ${JSON.stringify(r.notes)}`);
+      const wrong = results
+        .filter((r) => r.status !== "PASS" || !v.notes[r.id](r.notes))
+        .map((r) => `${r.id}: ${r.status} ${r.message ?? ""} ${JSON.stringify(r.notes)}`);
       expect(wrong, wrong.join("\n")).to.deep.equal([]);
     });
   }

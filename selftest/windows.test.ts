@@ -27,7 +27,6 @@ const ROWS: Record<string, RegExp> = {
   "queue/message-ttl/expiry": /^queue\/(put-message|message-ttl|update-message\/visibility-beyond-expiry)\//,
 };
 
-
 let runs: Map<string, Promise<{ results: RowResult[]; changed: number }>> | undefined;
 /** Three variations at once, as many as there were kinds of window: more would starve the windows' late probes on a 2-core machine. */
 const limit = pLimit(3);
@@ -39,7 +38,11 @@ function start() {
         const a = await sharedAzurite();
         const proxy = await startProxy({ upstream: a.ports, mutant: variation });
         try {
-          const run = await runHeadless({ connectionString: proxy.connectionString, select: (id) => ROWS[claim.id].test(id), expectations: "azurite" });
+          const run = await runHeadless({
+            connectionString: proxy.connectionString,
+            select: (id) => ROWS[claim.id].test(id),
+            expectations: "azurite",
+          });
           return { results: run.results, changed: proxy.stats.mutatedRequests };
         } finally {
           await proxy.stop();
@@ -54,7 +57,10 @@ describe("legal variations: a window ending one second late fails nothing", func
   for (const { claim } of LATE_VARIATIONS) {
     it(`${claim.resource ? claim.resource + " " : ""}${claim.kind} windows one second late: every row that opens them keeps its verdict`, async function () {
       const [{ results, changed }, baseline] = await Promise.all([start().get(claim.id)!, proxiedBaseline()]);
-      expect(results.map((r) => r.id), "rows run").to.include(claim.id);
+      expect(
+        results.map((r) => r.id),
+        "rows run",
+      ).to.include(claim.id);
       expect(changed, "windows the proxy lengthened").to.be.greaterThan(0);
       // Window rows are the ones a loaded machine leaves too late to tell: half of them must still be compared.
       const differ = changedVerdicts(`${claim.id}'s variation and the baseline`, results, baseline, undefined, 0.5);
@@ -76,9 +82,13 @@ function slowStartProbe(resource: "blob" | "container"): Mutant {
     kills: [],
     async onRequest(req, state) {
       const query = new URL(req.url, "http://proxy").searchParams;
-      if (req.headers["x-ms-lease-action"] === "break") return void state.set("period", Number(req.headers["x-ms-lease-break-period"] ?? 0));
+      if (req.headers["x-ms-lease-action"] === "break")
+        return void state.set("period", Number(req.headers["x-ms-lease-break-period"] ?? 0));
       const period = state.get("period") as number | undefined;
-      const isProbe = resource === "container" ? req.method === "DELETE" && query.get("restype") === "container" : req.method === "PUT" && !query.has("comp") && !!req.headers["x-ms-blob-type"];
+      const isProbe =
+        resource === "container"
+          ? req.method === "DELETE" && query.get("restype") === "container"
+          : req.method === "PUT" && !query.has("comp") && !!req.headers["x-ms-blob-type"];
       if (period === undefined || !isProbe) return;
       state.delete("period");
       state.set("held", true);
@@ -94,11 +104,22 @@ describe("a window probe answered after the window's end is too late to tell, ne
       const mutant = slowStartProbe(resource);
       const proxy = await startProxy({ upstream: (await sharedAzurite()).ports, mutant });
       try {
-        const run = await limit(() => runHeadless({ connectionString: proxy.connectionString, select: (x) => x === id, expectations: "azurite" }));
+        const run = await limit(() =>
+          runHeadless({ connectionString: proxy.connectionString, select: (x) => x === id, expectations: "azurite" }),
+        );
         const [r] = run.results;
-        const held = r.evidence.filter((ex) => (resource === "blob" ? ex.operation?.startsWith("Put Blob") : ex.operation === "Delete Container") && ex.step === "probe right after the window opened");
-        expect(held.map((ex) => ex.status), "the held probe was answered as the write it is, after the window").to.deep.equal([resource === "blob" ? 201 : 202]);
-        expect(`${r.status}: ${r.message}`).to.match(/^PRECONDITION_FAILED: the probe right after the window opened was answered only in its last second or after its end/);
+        const held = r.evidence.filter(
+          (ex) =>
+            (resource === "blob" ? ex.operation?.startsWith("Put Blob") : ex.operation === "Delete Container") &&
+            ex.step === "probe right after the window opened",
+        );
+        expect(
+          held.map((ex) => ex.status),
+          "the held probe was answered as the write it is, after the window",
+        ).to.deep.equal([resource === "blob" ? 201 : 202]);
+        expect(`${r.status}: ${r.message}`).to.match(
+          /^PRECONDITION_FAILED: the probe right after the window opened was answered only in its last second or after its end/,
+        );
       } finally {
         await proxy.stop();
       }

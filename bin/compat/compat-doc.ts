@@ -24,7 +24,8 @@ const mark = (r: RowResult | undefined) => (r ? `${STATUS_MARK[r.status]} ${r.st
 
 function why(cells: (RowResult | undefined)[]): string {
   const pinned = cells.find((r) => r?.expectation)?.expectation;
-  if (pinned) return `${pinned.reason}${pinned.link ? ` ([issue](${pinned.link}))` : ""}${pinned.versions ? ` — pinned for \`${pinned.versions}\`` : ""}`;
+  if (pinned)
+    return `${pinned.reason}${pinned.link ? ` ([issue](${pinned.link}))` : ""}${pinned.versions ? ` — pinned for \`${pinned.versions}\`` : ""}`;
   return headline(cells.find((r) => r && r.status !== "PASS" && r.message)?.message ?? "", 240);
 }
 
@@ -41,7 +42,10 @@ function legacySection(v: VersionRun): string[] {
     "|---|---|---|",
   ];
   for (const c of causes.slice(0, 25)) out.push(`| ${c.rank} | ${c.rows.length} | ${cell(showCause(c))} |`);
-  if (causes.length > 25) out.push(`| | ${causes.slice(25).reduce((n, c) => n + c.rows.length, 0)} | ${causes.length - 25} further causes of fewer rows each (its report lists them all) |`);
+  if (causes.length > 25)
+    out.push(
+      `| | ${causes.slice(25).reduce((n, c) => n + c.rows.length, 0)} | ${causes.length - 25} further causes of fewer rows each (its report lists them all) |`,
+    );
   return [...out, ""];
 }
 
@@ -72,7 +76,8 @@ export function renderCompatDoc(all: VersionRun[], meta: { date: string; command
   const skip = versions.filter((v) => v.args.includes("--skipApiVersionCheck")).map((v) => v.version);
   out.push("");
   const notRun = ran[0]?.run?.report.notRun ?? [];
-  if (notRun.length) out.push(`Not run (left out by the selection in the command above): ${notRun.map((id) => `\`${id}\``).join(", ")}.`, "");
+  if (notRun.length)
+    out.push(`Not run (left out by the selection in the command above): ${notRun.map((id) => `\`${id}\``).join(", ")}.`, "");
   if (skip.length) {
     out.push(
       `Started with \`--skipApiVersionCheck\`: ${skip.join(", ")}. These versions refuse the API version the suite's SDKs send (x-ms-version 2025-11-05) with 400 InvalidHeaderValue; the flag only lifts that check, so their rows run against their own behaviour.`,
@@ -92,7 +97,15 @@ export function renderCompatDoc(all: VersionRun[], meta: { date: string; command
   const absent = same.filter((r) => r.cells[0]?.status === "NOT_AVAILABLE").length;
   const common = same.filter((r) => r.cells[0]?.status !== "PASS" && r.cells[0]?.status !== "NOT_AVAILABLE");
   if (common.length) {
-    out.push("", `## Deviations every version shares`, "", `Besides these, ${absent} rows are NOT_AVAILABLE on every version (Azurite has no File service).`, "", `| ID | verdict | why |`, `|---|---|---|`);
+    out.push(
+      "",
+      `## Deviations every version shares`,
+      "",
+      `Besides these, ${absent} rows are NOT_AVAILABLE on every version (Azurite has no File service).`,
+      "",
+      `| ID | verdict | why |`,
+      `|---|---|---|`,
+    );
     for (const row of common) out.push(`| \`${row.id}\` | ${mark(row.cells[0])} | ${cell(why(row.cells))} |`);
   }
   for (const v of legacy) out.push("", ...legacySection(v));

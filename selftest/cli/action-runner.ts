@@ -56,7 +56,10 @@ export function readAction(path = join(ROOT, "action.yml")): ActionDef {
 }
 
 /** Evaluates `${{ … }}` in a string against the context. */
-function evaluate(text: string, ctx: { inputs: Record<string, string>; actionPath: string; steps: Record<string, Record<string, string>> }): string {
+function evaluate(
+  text: string,
+  ctx: { inputs: Record<string, string>; actionPath: string; steps: Record<string, Record<string, string>> },
+): string {
   return String(text).replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expr: string) => {
     let m: RegExpExecArray | null;
     if ((m = /^inputs\.([\w-]+)$/.exec(expr))) {
@@ -87,9 +90,18 @@ function parseOutputs(text: string): Record<string, string> {
   return out;
 }
 
-function bash(script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function bash(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -106,7 +118,11 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: nu
  * Runs the action with these inputs (the rest take their defaults) in a fresh
  * workspace directory. `env` is the runner's environment (PATH, HOME, …).
  */
-export async function runAction(inputs: Record<string, string>, env: Record<string, string>, opts: { workspace?: string; timeoutMs?: number } = {}): Promise<ActionRun> {
+export async function runAction(
+  inputs: Record<string, string>,
+  env: Record<string, string>,
+  opts: { workspace?: string; timeoutMs?: number } = {},
+): Promise<ActionRun> {
   const action = readAction();
   if (action.runs.using !== "composite") throw new Error(`action.yml runs ${action.runs.using}, not composite`);
   for (const k of Object.keys(inputs)) if (!(k in action.inputs)) throw new Error(`no input ${k} in action.yml`);
@@ -125,7 +141,14 @@ export async function runAction(inputs: Record<string, string>, env: Record<stri
     if (step.if) throw new Error(`step ${step.name ?? i} has an if:, which this runner does not evaluate`);
     const name = step.name ?? step.id ?? `step ${i + 1}`;
     if (step.uses) {
-      runs.push({ name, kind: "uses", uses: step.uses, with: Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, evaluate(String(v), ctx)])), stdout: "", stderr: "" });
+      runs.push({
+        name,
+        kind: "uses",
+        uses: step.uses,
+        with: Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, evaluate(String(v), ctx)])),
+        stdout: "",
+        stderr: "",
+      });
       continue;
     }
     if (step.shell !== "bash") throw new Error(`step ${name}: shell ${step.shell}; the action's run steps use bash`);

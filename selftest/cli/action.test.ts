@@ -35,7 +35,16 @@ describe("GitHub Action (action.yml, its steps run as a runner would)", function
     const mutant = (await loadMutants()).find((m) => m.name === MUTANT);
     assert.isDefined(mutant, `mutant ${MUTANT}`);
     proxy = await startProxy({ upstream: azurite.ports, mutant });
-    failing = await runAction({ "connection-string": proxy.connectionString, grep: GREP, expectations: "azurite", "report-dir": "out/reports", "sweep-older-than": "6h" }, runnerEnv());
+    failing = await runAction(
+      {
+        "connection-string": proxy.connectionString,
+        grep: GREP,
+        expectations: "azurite",
+        "report-dir": "out/reports",
+        "sweep-older-than": "6h",
+      },
+      runnerEnv(),
+    );
     bad = await runAction({ "max-tries": "many" }, runnerEnv());
   });
 
@@ -54,13 +63,19 @@ describe("GitHub Action (action.yml, its steps run as a runner would)", function
     assert.equal(Number(o.passed), r.summary.passed);
     assert.equal(Number(o.total), r.results.length);
     assert.isAbove(Number(o.total), 1);
-    assert.isTrue(r.results.every((x) => x.id.includes(GREP)), "the grep input reached the run");
+    assert.isTrue(
+      r.results.every((x) => x.id.includes(GREP)),
+      "the grep input reached the run",
+    );
     assert.equal(r.run.target.kind, "embedded-azurite", "an empty connection string runs the embedded Azurite");
     const doc = r.results.filter((x) => x.level === "doc");
     assert.equal(o["doc-passed"], String(doc.filter((x) => x.status === "PASS").length));
     assert.equal(o["doc-total"], String(doc.length));
     assert.equal(o.badge, join(o["report-dir"], "badge.json"));
-    assert.deepInclude(JSON.parse(readFileSync(o.badge, "utf8")), { schemaVersion: 1, message: `${o["doc-passed"]}/${o["doc-total"]} doc claims` });
+    assert.deepInclude(JSON.parse(readFileSync(o.badge, "utf8")), {
+      schemaVersion: 1,
+      message: `${o["doc-passed"]}/${o["doc-total"]} doc claims`,
+    });
     assert.equal(o["proposed-expectations"], "");
   });
 
@@ -71,7 +86,11 @@ describe("GitHub Action (action.yml, its steps run as a runner would)", function
     assert.include(s, `**${passing.outputs["doc-passed"]}/${passing.outputs["doc-total"]} doc claims**`);
     const counts = md.split("\n").find((l) => l.startsWith("| PASS"))!;
     assert.include(s, counts, "the status table of conformance.md");
-    assert.include(s, md.split("\n").find((l) => l.startsWith("Target: "))!, "the target line of conformance.md");
+    assert.include(
+      s,
+      md.split("\n").find((l) => l.startsWith("Target: "))!,
+      "the target line of conformance.md",
+    );
     assert.notInclude(s, "## The article's tables");
     assert.include(s, "No row fails the run.");
     assert.include(s, "artifact `conformance-azurite`");
@@ -81,7 +100,8 @@ describe("GitHub Action (action.yml, its steps run as a runner would)", function
     const upload = passing.steps.find((st) => st.kind === "uses")!;
     assert.match(upload.uses!, /^actions\/upload-artifact@v\d+$/);
     assert.deepInclude(upload.with!, { name: "conformance-azurite", path: "conformance-reports" });
-    for (const f of ["conformance.html", "conformance.md", "conformance.json", "junit.xml", "badge.json"]) assert.isTrue(existsSync(join(passing.workspace, "conformance-reports", f)), f);
+    for (const f of ["conformance.html", "conformance.md", "conformance.json", "junit.xml", "badge.json"])
+      assert.isTrue(existsSync(join(passing.workspace, "conformance-reports", f)), f);
   });
 
   it("a failing run (through the mutant proxy): exit 1, the failing row in the summary, the action fails last", function () {
@@ -106,17 +126,27 @@ describe("GitHub Action (action.yml, its steps run as a runner would)", function
   });
 
   it("sweep-older-than sweeps the target before the run", function () {
-    assert.match(failing.steps[1].stdout, /^Nothing to sweep on emulator account devstoreaccount1 \(blob, queue, table\): no run-prefixed resource older than 6h\.$/m);
+    assert.match(
+      failing.steps[1].stdout,
+      /^Nothing to sweep on emulator account devstoreaccount1 \(blob, queue, table\): no run-prefixed resource older than 6h\.$/m,
+    );
     assert.notInclude(passing.steps[1].stdout, "sweep");
   });
 
   it("a failing run: the expectation files rewritten from it are proposed beside the reports, the suite's own untouched", function () {
     const dir = failing.outputs["proposed-expectations"];
     assert.equal(dir, join(failing.outputs["report-dir"], "proposed-expectations"));
-    const pins = Object.assign({}, ...["azurite.json", "azurite.blob.json"].filter((f) => existsSync(join(dir, f))).map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")).pins));
+    const pins = Object.assign(
+      {},
+      ...["azurite.json", "azurite.blob.json"]
+        .filter((f) => existsSync(join(dir, f)))
+        .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")).pins),
+    );
     assert.deepInclude(pins[KILLED], { status: "FAIL", reason: "TODO: explain" });
     assert.include(failing.summary, "proposed-expectations/");
-    const own = readFileSync(join(ROOT, "expectations", "azurite.blob.json"), "utf8") + readFileSync(join(ROOT, "expectations", "azurite.json"), "utf8");
+    const own =
+      readFileSync(join(ROOT, "expectations", "azurite.blob.json"), "utf8") +
+      readFileSync(join(ROOT, "expectations", "azurite.json"), "utf8");
     assert.notInclude(own, `"${KILLED}"`);
   });
 
@@ -131,14 +161,24 @@ describe("GitHub Action (action.yml, its steps run as a runner would)", function
 });
 
 describe("workflows: the nightly template, CI and release", function () {
-  const workflow = (name: string) => parse(readFileSync(join(ROOT, ".github", "workflows", name), "utf8")) as { on: unknown; jobs: Record<string, { needs?: string; permissions?: Record<string, string>; steps: { uses?: string; run?: string; with?: Record<string, string> }[] }> };
+  const workflow = (name: string) =>
+    parse(readFileSync(join(ROOT, ".github", "workflows", name), "utf8")) as {
+      on: unknown;
+      jobs: Record<
+        string,
+        { needs?: string; permissions?: Record<string, string>; steps: { uses?: string; run?: string; with?: Record<string, string> }[] }
+      >;
+    };
   const steps = (w: ReturnType<typeof workflow>) => Object.values(w.jobs).flatMap((j) => j.steps);
 
   it("the nightly template runs the suite through the Action, not its own steps", function () {
     const w = workflow("nightly.yml");
     const uses = steps(w).filter((s) => s.uses?.includes("azure-storage-concurrency-conformance"));
     assert.lengthOf(uses, 2, "the embedded Azurite and the live account");
-    assert.isTrue(steps(w).every((s) => !s.run || /^echo /.test(s.run)), "no run step but a notice");
+    assert.isTrue(
+      steps(w).every((s) => !s.run || /^echo /.test(s.run)),
+      "no run step but a notice",
+    );
     for (const u of uses) for (const k of Object.keys(u.with ?? {})) assert.include(Object.keys(readAction().inputs), k);
   });
 
@@ -147,7 +187,8 @@ describe("workflows: the nightly template, CI and release", function () {
     assert.isTrue(steps(w).some((s) => s.run === ".ci/run"));
     assert.isTrue(steps(w).some((s) => s.uses === "./"));
     const ci = readFileSync(join(ROOT, ".ci", "run"), "utf8");
-    for (const cmd of ["npm run typecheck", "npm run build", "npm publish --dry-run", "npm test", "npm run selftest"]) assert.include(ci, cmd);
+    for (const cmd of ["npm run typecheck", "npm run build", "npm publish --dry-run", "npm test", "npm run selftest"])
+      assert.include(ci, cmd);
   });
 
   it("a v* tag runs the tests, then publishes with provenance", function () {

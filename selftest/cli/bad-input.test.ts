@@ -48,7 +48,8 @@ describe("CLI: bad input", function () {
     servers.push(old);
     const at = (port: number) =>
       `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${WRONG_KEY};BlobEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};QueueEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT}`;
-    const devAt = (port: number) => at(port).replace(WRONG_KEY, "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==");
+    const devAt = (port: number) =>
+      at(port).replace(WRONG_KEY, "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==");
     const report = tmpDir("badinput");
     const cases: Record<string, () => Promise<CliResult>> = {
       help: () => runCli(["--help"]),
@@ -61,14 +62,30 @@ describe("CLI: bad input", function () {
       expectations: () => runCli(["--report-dir", report, "-e", "/nonexistent/pins.json", "--connection-string", azurite.connectionString]),
       expectationsName: () => runCli(["--report-dir", report], { CONFORMANCE_EXPECTATIONS: "azurit" }),
       closedPort: () => runCli(["--report-dir", report], { AZURE_STORAGE_CONNECTION_STRING: devAt(closedPort) }),
-      blackhole: () => runCli(["--report-dir", report], { AZURE_STORAGE_CONNECTION_STRING: devAt((blackhole.address() as AddressInfo).port) }),
-      wrongKey: () => runCli(["--report-dir", report], { AZURE_STORAGE_CONNECTION_STRING: accountConnectionString(azurite, DEV_ACCOUNT, { key: WRONG_KEY }) }),
+      blackhole: () =>
+        runCli(["--report-dir", report], { AZURE_STORAGE_CONNECTION_STRING: devAt((blackhole.address() as AddressInfo).port) }),
+      wrongKey: () =>
+        runCli(["--report-dir", report], {
+          AZURE_STORAGE_CONNECTION_STRING: accountConnectionString(azurite, DEV_ACCOUNT, { key: WRONG_KEY }),
+        }),
       oldApi: () => runCli(["--report-dir", report], { AZURE_STORAGE_CONNECTION_STRING: devAt((old.address() as AddressInfo).port) }),
       crash: () =>
         collect(
           spawn(
             process.execPath,
-            ["--import", "tsx", "--import", "./selftest/cli/crash-hook.ts", "bin/conformance.ts", "--env-file", "/dev/null", "--report-dir", report, "--grep", "create-container/etag"],
+            [
+              "--import",
+              "tsx",
+              "--import",
+              "./selftest/cli/crash-hook.ts",
+              "bin/conformance.ts",
+              "--env-file",
+              "/dev/null",
+              "--report-dir",
+              report,
+              "--grep",
+              "create-container/etag",
+            ],
             { cwd: ROOT, env: cleanEnv({ AZURE_STORAGE_CONNECTION_STRING: azurite.connectionString }), stdio: ["ignore", "pipe", "pipe"] },
           ),
         ),
@@ -120,7 +137,10 @@ describe("CLI: bad input", function () {
   });
 
   it("an expectation file named by a misspelt name", function () {
-    assertBadInput(results.get("expectationsName")!, /Expectation file "azurit" not found \(expectations\/azurit.json\); use one of azurite, .*none, or a path/);
+    assertBadInput(
+      results.get("expectationsName")!,
+      /Expectation file "azurit" not found \(expectations\/azurit.json\); use one of azurite, .*none, or a path/,
+    );
   });
 
   it("an unreachable endpoint (a closed port) fails at once, not once per test", function () {
@@ -137,11 +157,17 @@ describe("CLI: bad input", function () {
   });
 
   it("credentials the target rejects (an Azurite, another key)", function () {
-    assertBadInput(results.get("wrongKey")!, /Credentials rejected by http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1 \(403 AuthorizationFailure\): the account key or SAS/);
+    assertBadInput(
+      results.get("wrongKey")!,
+      /Credentials rejected by http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1 \(403 AuthorizationFailure\): the account key or SAS/,
+    );
   });
 
   it("an API version the target refuses: says so, and how to fix it", function () {
-    const line = assertBadInput(results.get("oldApi")!, /API version refused by .*\(Azurite-Blob\/3\.14\.0\): it does not accept x-ms-version \d{4}-\d\d-\d\d/);
+    const line = assertBadInput(
+      results.get("oldApi")!,
+      /API version refused by .*\(Azurite-Blob\/3\.14\.0\): it does not accept x-ms-version \d{4}-\d\d-\d\d/,
+    );
     assert.include(line, "--skipApiVersionCheck");
     assert.include(line, "Upgrade Azurite");
   });

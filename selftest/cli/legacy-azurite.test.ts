@@ -33,7 +33,23 @@ describe(`a second implementation: Azurite ${VERSION} (the legacy code base)`, f
     symlinkSync(LEGACY, join(cache, VERSION, "node_modules", "azurite"));
     out = tmpDir("legacy-out");
     cli = await collect(
-      spawn(process.execPath, ["--import", "tsx", "bin/compat.ts", "--azurite", VERSION, "--cache-dir", cache, "--report-dir", out, "--doc", join(out, "page.md")], { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] }),
+      spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "bin/compat.ts",
+          "--azurite",
+          VERSION,
+          "--cache-dir",
+          cache,
+          "--report-dir",
+          out,
+          "--doc",
+          join(out, "page.md"),
+        ],
+        { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] },
+      ),
       540_000,
     );
   });
@@ -43,11 +59,15 @@ describe(`a second implementation: Azurite ${VERSION} (the legacy code base)`, f
     // Azurite 2.7.1 now and then resets a connection (a try with no answer): a row that met one in its run
     // and its re-run is left undecided (exit 4), and so is a cell computed from it. That is the target's
     // transport, not a changed result; a few at most.
-    const reset = report.results.filter((r) => r.status === "INCONCLUSIVE" && [...r.evidence, ...(r.retried?.evidence ?? [])].some((x) => x.transportError));
+    const reset = report.results.filter(
+      (r) => r.status === "INCONCLUSIVE" && [...r.evidence, ...(r.retried?.evidence ?? [])].some((x) => x.transportError),
+    );
     assert.isAtMost(reset.length, 3, reset.map((r) => r.id).join(", "));
     const undecided = (r: RowResult) => r.status === "INCONCLUSIVE" && reset.some((x) => x.id === r.id || x.id.startsWith(r.id + "/"));
     assert.equal(cli.code, 0, cli.stdout + cli.stderr);
-    const changed = report.results.filter((r) => failsRun(r) || (r.status === "INCONCLUSIVE" && !undecided(r))).map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`.slice(0, 300));
+    const changed = report.results
+      .filter((r) => failsRun(r) || (r.status === "INCONCLUSIVE" && !undecided(r)))
+      .map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`.slice(0, 300));
     assert.deepEqual(changed, [], "rows whose result changed, or that no answer decided");
     assert.match(cli.stdout, new RegExp(`Azurite ${VERSION.replace(/\./g, "\\.")} on Node v\\d+.*: exit ${reset.length ? 4 : 0}`));
     assert.equal(report.run.expectations, "expectations/azurite2.json");
@@ -58,17 +78,26 @@ describe(`a second implementation: Azurite ${VERSION} (the legacy code base)`, f
     const report = readReport(join(out, VERSION));
     assert.deepEqual(exceptionVerdicts(report.results), []);
     const unnamed = report.results.filter((r) => ["FAIL", "EXPECTED_FAIL", "UNSUPPORTED"].includes(r.observed) && namesNoOperation(r));
-    assert.deepEqual(unnamed.map((r) => `${r.id}: ${r.message}`), []);
+    assert.deepEqual(
+      unnamed.map((r) => `${r.id}: ${r.message}`),
+      [],
+    );
   });
 
   it("the report opens with the causes, most rows first, every non-PASS row in one", function () {
     const report = readReport(join(out, VERSION));
     const causes = report.causes ?? [];
     assert.isAbove(causes.length, 0);
-    assert.deepEqual(causes.map((c) => c.rank), causes.map((_, i) => i + 1));
+    assert.deepEqual(
+      causes.map((c) => c.rank),
+      causes.map((_, i) => i + 1),
+    );
     for (let i = 1; i < causes.length; i++) assert.isAtMost(causes[i].rows.length, causes[i - 1].rows.length);
     const inCauses = new Set(causes.flatMap((c) => c.rows));
-    assert.deepEqual(report.results.filter((r) => r.observed !== "PASS" && !inCauses.has(r.id)).map((r) => r.id), []);
+    assert.deepEqual(
+      report.results.filter((r) => r.observed !== "PASS" && !inCauses.has(r.id)).map((r) => r.id),
+      [],
+    );
     const md = readFileSync(join(out, VERSION, "conformance.md"), "utf8");
     assert.isBelow(md.indexOf("## Causes"), md.indexOf("## The article's tables"));
   });

@@ -14,4 +14,13 @@ export const ALLOWED_IN_TARBALL: RegExp[] = [
 ];
 
 /** What the runtime never needs: self-tests, benches, TypeScript sources, build and CI files. */
-export const FORBIDDEN_IN_TARBALL: RegExp[] = [/(^|\/)selftest\//, /(^|\/)bench\//, /(?<!\.d)\.ts$/, /^tsconfig/, /^\.(github|ci)\//, /^action\.yml$/, /^docs\//, /(^|\/)reports\//];
+export const FORBIDDEN_IN_TARBALL: RegExp[] = [
+  /(^|\/)selftest\//,
+  /(^|\/)bench\//,
+  /(?<!\.d)\.ts$/,
+  /^tsconfig/,
+  /^\.(github|ci)\//,
+  /^action\.yml$/,
+  /^docs\//,
+  /(^|\/)reports\//,
+];

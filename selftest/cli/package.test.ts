@@ -64,15 +64,37 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
 
   it("the tarball holds the compiled runtime and its data only: no self-tests, benches or sources", function () {
     const paths = packed.files.map((f) => f.path);
-    assert.deepEqual(paths.filter((p) => FORBIDDEN_IN_TARBALL.some((re) => re.test(p))), [], "forbidden");
-    assert.deepEqual(paths.filter((p) => !ALLOWED_IN_TARBALL.some((re) => re.test(p))), [], "not needed at run time");
-    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { bin: Record<string, string>; exports: Record<string, string | Record<string, string>> };
-    const targets = [...Object.values(pkg.bin), ...Object.values(pkg.exports).flatMap((e) => (typeof e === "string" ? [e] : Object.values(e)))];
+    assert.deepEqual(
+      paths.filter((p) => FORBIDDEN_IN_TARBALL.some((re) => re.test(p))),
+      [],
+      "forbidden",
+    );
+    assert.deepEqual(
+      paths.filter((p) => !ALLOWED_IN_TARBALL.some((re) => re.test(p))),
+      [],
+      "not needed at run time",
+    );
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      bin: Record<string, string>;
+      exports: Record<string, string | Record<string, string>>;
+    };
+    const targets = [
+      ...Object.values(pkg.bin),
+      ...Object.values(pkg.exports).flatMap((e) => (typeof e === "string" ? [e] : Object.values(e))),
+    ];
     for (const t of targets) assert.include(paths, t.replace(/^\.\//, ""), `${t} (bin or exports) is in the tarball`);
-    for (const p of ["dist/fixtures/azurite/azurite-host.cjs", "expectations/azurite.json", "catalogue/required-ids.txt", "LICENSE"]) assert.include(paths, p);
-    assert.isTrue(paths.some((p) => p.endsWith(".rows.js")), "the compiled suites");
+    for (const p of ["dist/fixtures/azurite/azurite-host.cjs", "expectations/azurite.json", "catalogue/required-ids.txt", "LICENSE"])
+      assert.include(paths, p);
+    assert.isTrue(
+      paths.some((p) => p.endsWith(".rows.js")),
+      "the compiled suites",
+    );
     const runtime = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    assert.deepEqual(["mocha", "tsx", "typescript", "p-limit"].filter((d) => d in runtime.dependencies), [], "test tools among the runtime dependencies");
+    assert.deepEqual(
+      ["mocha", "tsx", "typescript", "p-limit"].filter((d) => d in runtime.dependencies),
+      [],
+      "test tools among the runtime dependencies",
+    );
   });
 
   it(`the unpacked size is within its budget (${UNPACKED_BUDGET_BYTES / 1e6} MB)`, function () {
@@ -83,7 +105,10 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
   it("installs without dev dependencies (no tsx, no TypeScript) and without engine warnings", function () {
     for (const dev of ["tsx", "typescript", "yaml"]) assert.isFalse(existsSync(join(app, "node_modules", dev)), `${dev} is not installed`);
     assert.notMatch(install.stderr, /EBADENGINE/, "every installed package supports this Node");
-    assert.equal(readFileSync(join(app, "node_modules", PACKAGE_NAME, "dist", "bin", "conformance.js"), "utf8").split("\n")[0], "#!/usr/bin/env node");
+    assert.equal(
+      readFileSync(join(app, "node_modules", PACKAGE_NAME, "dist", "bin", "conformance.js"), "utf8").split("\n")[0],
+      "#!/usr/bin/env node",
+    );
   });
 
   it("every installed command answers --help (npx)", async function () {
@@ -130,13 +155,35 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
       ].join("\n"),
     );
     const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-    const types = await sh(process.execPath, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--types", "node", "--typeRoots", join(ROOT, "node_modules", "@types"), "--skipLibCheck", "consumer.ts"], app, 120_000);
+    const types = await sh(
+      process.execPath,
+      [
+        tsc,
+        "--noEmit",
+        "--strict",
+        "--module",
+        "nodenext",
+        "--moduleResolution",
+        "nodenext",
+        "--target",
+        "es2022",
+        "--types",
+        "node",
+        "--typeRoots",
+        join(ROOT, "node_modules", "@types"),
+        "--skipLibCheck",
+        "consumer.ts",
+      ],
+      app,
+      120_000,
+    );
     assert.equal(types.code, 0, types.stdout + types.stderr);
   });
 
   it("a full run against the embedded Azurite gives the verdicts of a run from source, and writes every report", async function () {
     const [{ dir: reports, cli: installed }, { dir: sourceReports, cli: source }] = await Promise.all([embeddedRun(), externalRun()]);
-    for (const f of ["conformance.json", "conformance.md", "conformance.html", "junit.xml", "badge.json"]) assert.isTrue(existsSync(join(reports, f)), f);
+    for (const f of ["conformance.json", "conformance.md", "conformance.html", "junit.xml", "badge.json"])
+      assert.isTrue(existsSync(join(reports, f)), f);
     const report = readReport(reports);
     assert.equal(toldExitCode(installed.code, report), 0, `${installed.stdout.slice(-3000)}\n${installed.stderr.slice(-2000)}`);
     const fromSource = readReport(sourceReports);
@@ -161,12 +208,18 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
     const source: number[] = [];
     for (let i = 0; i < 3; i++) {
       const a = await timeToFirstRow(bin(PACKAGE_NAME), ["--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], app);
-      const b = await timeToFirstRow(process.execPath, ["--import", "tsx", "bin/conformance.ts", "--env-file", "/dev/null", "--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], ROOT);
+      const b = await timeToFirstRow(
+        process.execPath,
+        ["--import", "tsx", "bin/conformance.ts", "--env-file", "/dev/null", "--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")],
+        ROOT,
+      );
       assert.equal(a.code, 0, `installed: ${a.out.slice(-2000)}`);
       assert.equal(b.code, 0, `source: ${b.out.slice(-2000)}`);
       installed.push(a.ms);
       source.push(b.ms);
     }
-    console.log(`      time to the first row: installed ${installed.join(", ")} ms (median ${median(installed)}), from source ${source.join(", ")} ms (median ${median(source)})`);
+    console.log(
+      `      time to the first row: installed ${installed.join(", ")} ms (median ${median(installed)}), from source ${source.join(", ")} ms (median ${median(source)})`,
+    );
   });
 });

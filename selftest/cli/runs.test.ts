@@ -22,7 +22,20 @@ import { assert } from "chai";
 import type { EmbeddedAzurite } from "../../fixtures/azurite/azurite.ts";
 import { NAME_PREFIX } from "../../fixtures/wire/names.ts";
 import { exitCodeOf, SCHEMA, type Report } from "../../model/result.ts";
-import { accountConnectionString, artefacts, endedWithReport, privateAzurite, readReport, ROOT, runCli, tmpDir, toldExitCode, toldIds, tooLateIn, type CliResult } from "./cli-kit.ts";
+import {
+  accountConnectionString,
+  artefacts,
+  endedWithReport,
+  privateAzurite,
+  readReport,
+  ROOT,
+  runCli,
+  tmpDir,
+  toldExitCode,
+  toldIds,
+  tooLateIn,
+  type CliResult,
+} from "./cli-kit.ts";
 import { EXTERNAL_ACCOUNT, externalRun, leftOn } from "./external-run.ts";
 import { embeddedRun } from "./installed-run.ts";
 
@@ -48,11 +61,7 @@ function forbidden(key: string, extra: [string, string][] = []): [RegExp, string
 }
 
 function leaks(run: Run, rules: [RegExp, string][]): string[] {
-  const places = [
-    { path: "stdout", text: run.cli.stdout },
-    { path: "stderr", text: run.cli.stderr },
-    ...artefacts(run.dir),
-  ];
+  const places = [{ path: "stdout", text: run.cli.stdout }, { path: "stderr", text: run.cli.stderr }, ...artefacts(run.dir)];
   const out: string[] = [];
   for (const { path, text } of places) for (const [re, what] of rules) if (re.test(text)) out.push(`${what} in ${path}`);
   return out;
@@ -112,7 +121,8 @@ describe("CLI: targets, run info and secrets", function () {
     assert.deepEqual(differ, []);
     // A row too late to tell makes its run incomplete (exit 4) by the machine's load alone: the
     // exit codes compared are those the rows that told decide (a 4 is still checked to be one).
-    for (const run of [embedded, external]) if (run.cli.code === 4) assert.equal(exitCodeOf(run.report.results), 4, "exit 4 only for a run left incomplete");
+    for (const run of [embedded, external])
+      if (run.cli.code === 4) assert.equal(exitCodeOf(run.report.results), 4, "exit 4 only for a run left incomplete");
     assert.equal(toldExitCode(external.cli.code, external.report), toldExitCode(embedded.cli.code, embedded.report), "the same exit code");
   });
 
@@ -138,7 +148,10 @@ describe("CLI: targets, run info and secrets", function () {
       const file = run.target.services.find((p) => p.service === "file");
       assert.isFalse(file?.available, "Azurite has no File service");
       assert.match(file?.reason ?? "", /no file endpoint/);
-      assert.isTrue(r.results.filter((x) => x.service === "file").every((x) => x.status === "NOT_AVAILABLE"), "file rows are NOT_AVAILABLE");
+      assert.isTrue(
+        r.results.filter((x) => x.service === "file").every((x) => x.status === "NOT_AVAILABLE"),
+        "file rows are NOT_AVAILABLE",
+      );
       assert.equal(run.expectations, "expectations/azurite.json", "an Azurite by Server header gets Azurite's expectations");
       assert.equal(run.leftovers, 0, "nothing left behind");
       assert.match(run.runPrefix, new RegExp(`^${NAME_PREFIX}[0-9a-z]{7}[0-9a-f]{6}$`));
@@ -150,7 +163,9 @@ describe("CLI: targets, run info and secrets", function () {
 
   it("every artefact is written: JSON, Markdown, HTML, JUnit with one testcase per result, the badge", function () {
     for (const r of [embedded, external, viaSas]) {
-      const names = artefacts(r.dir).map((a) => a.path.slice(r.dir.length + 1)).sort();
+      const names = artefacts(r.dir)
+        .map((a) => a.path.slice(r.dir.length + 1))
+        .sort();
       assert.deepEqual(names, ["badge.json", "conformance.html", "conformance.json", "conformance.md", "junit.xml"]);
       const doc = r.report.results.filter((x) => x.level === "doc");
       const badge = JSON.parse(readFileSync(join(r.dir, "badge.json"), "utf8")) as { message: string };
@@ -174,9 +189,25 @@ describe("CLI: targets, run info and secrets", function () {
         stderr: `enc ${encodeURIComponent(key)}`,
       },
     };
-    const found = leaks(planted, forbidden(key, [[sig, "the SAS signature"], [encodeURIComponent(sig), "the SAS signature, URL-encoded"]]));
-    for (const what of ["the account key", "the account key, URL-encoded", "a Shared Key signature", "an Authorization header", "a SAS signature", "the SAS signature, URL-encoded"]) {
-      assert.isTrue(found.some((f) => f.startsWith(what + " in ")), `${what} detected: ${found.join("; ")}`);
+    const found = leaks(
+      planted,
+      forbidden(key, [
+        [sig, "the SAS signature"],
+        [encodeURIComponent(sig), "the SAS signature, URL-encoded"],
+      ]),
+    );
+    for (const what of [
+      "the account key",
+      "the account key, URL-encoded",
+      "a Shared Key signature",
+      "an Authorization header",
+      "a SAS signature",
+      "the SAS signature, URL-encoded",
+    ]) {
+      assert.isTrue(
+        found.some((f) => f.startsWith(what + " in ")),
+        `${what} detected: ${found.join("; ")}`,
+      );
     }
   });
 
@@ -191,7 +222,16 @@ describe("CLI: targets, run info and secrets", function () {
     assert.isAbove(viaSas.report.summary.PASS, 0, "the SAS run did run rows");
     const all = [viaSas.cli.stdout, ...artefacts(viaSas.dir).map((a) => a.text)].join("\n");
     assert.match(all, /[?&]sig=REDACTED/, "the evidence records SAS URLs, redacted");
-    assert.deepEqual(leaks(viaSas, forbidden(key, [[sig, "the SAS signature"], [encodeURIComponent(sig), "the SAS signature, URL-encoded"]])), []);
+    assert.deepEqual(
+      leaks(
+        viaSas,
+        forbidden(key, [
+          [sig, "the SAS signature"],
+          [encodeURIComponent(sig), "the SAS signature, URL-encoded"],
+        ]),
+      ),
+      [],
+    );
     assert.equal(viaSas.report.run.target.kind, "emulator");
   });
 

@@ -47,7 +47,8 @@ describe("CLI: sweep", function () {
     azurite = await privateAzurite();
     clients = new Clients(resolveConnectionString(azurite.connectionString));
     const blob = clients.blob();
-    for (const n of [names.oldPlain, names.oldLeased, names.oldLeasedBlob, names.fresh, names.notOurs, names.lookalike]) await blob.createContainer(n);
+    for (const n of [names.oldPlain, names.oldLeased, names.oldLeasedBlob, names.fresh, names.notOurs, names.lookalike])
+      await blob.createContainer(n);
     await blob.getContainerClient(names.oldLeased).getBlobLeaseClient().acquireLease(-1);
     const leasedBlob = blob.getContainerClient(names.oldLeasedBlob).getBlockBlobClient("b");
     await leasedBlob.upload("x", 1);
@@ -66,7 +67,8 @@ describe("CLI: sweep", function () {
     const before = await containers();
     const r = await runScript("bin/sweep.ts", ["--older-than", "2h", "--dry-run", "--connection-string", azurite.connectionString]);
     assert.equal(r.code, 0, r.stderr);
-    for (const n of [names.oldPlain, names.oldLeased, names.oldLeasedBlob, names.oldQueue, names.oldTable]) assert.match(r.stdout, new RegExp(`would remove (blob|queue|table) ${n} `));
+    for (const n of [names.oldPlain, names.oldLeased, names.oldLeasedBlob, names.oldQueue, names.oldTable])
+      assert.match(r.stdout, new RegExp(`would remove (blob|queue|table) ${n} `));
     for (const n of [names.fresh, names.freshQueue, names.notOurs, names.lookalike, names.notOursTable]) assert.notInclude(r.stdout, n);
     assert.deepEqual(await containers(), before);
   });

@@ -205,7 +205,9 @@ export class FileService {
 
   private node<K extends "file" | "dir">(kind: K, name: string): K extends "file" ? FileNode : DirNode {
     const base: Common = { name, etag: this.newEtag(), lastModified: new Date(), metadata: {} };
-    return (kind === "file" ? { ...base, kind, content: Buffer.alloc(0), lease: { state: "available" } } : { ...base, kind, children: new Map() }) as never;
+    return (
+      kind === "file" ? { ...base, kind, content: Buffer.alloc(0), lease: { state: "available" } } : { ...base, kind, children: new Map() }
+    ) as never;
   }
 
   private count(op: string): void {
@@ -261,7 +263,10 @@ export class FileService {
       const items = [...this.shares.values()]
         .filter((s) => s.name.startsWith(prefix))
         .sort((a, b) => a.name.localeCompare(b.name))
-        .map((s) => `<Share><Name>${xmlEscape(s.name)}</Name><Properties><Last-Modified>${s.lastModified.toUTCString()}</Last-Modified><Etag>${s.etag}</Etag><Quota>5120</Quota></Properties></Share>`)
+        .map(
+          (s) =>
+            `<Share><Name>${xmlEscape(s.name)}</Name><Properties><Last-Modified>${s.lastModified.toUTCString()}</Last-Modified><Etag>${s.etag}</Etag><Quota>5120</Quota></Properties></Share>`,
+        )
         .join("");
       return new Reply(
         200,
@@ -300,7 +305,12 @@ export class FileService {
       case "HEAD":
         this.count("GetShareProperties");
         if (!s) return error(404, "ShareNotFound");
-        return new Reply(200, { etag: s.etag, "last-modified": s.lastModified.toUTCString(), "x-ms-share-quota": "5120", ...metaHeaders(s.metadata) });
+        return new Reply(200, {
+          etag: s.etag,
+          "last-modified": s.lastModified.toUTCString(),
+          "x-ms-share-quota": "5120",
+          ...metaHeaders(s.metadata),
+        });
       default:
         return error(405, "UnsupportedHttpVerb");
     }
@@ -436,7 +446,8 @@ export class FileService {
     const id = req.headers["x-ms-lease-id"] as string | undefined;
     if (f.lease.state === "leased") {
       if (!id) return error(412, "LeaseIdMissing");
-      if (id !== f.lease.id) return error(412, this.flags.mismatchAnsweredAsMissing ? "LeaseIdMissing" : "LeaseIdMismatchWithFileOperation");
+      if (id !== f.lease.id)
+        return error(412, this.flags.mismatchAnsweredAsMissing ? "LeaseIdMissing" : "LeaseIdMismatchWithFileOperation");
       return undefined;
     }
     if (id) return error(412, "LeaseNotPresentWithFileOperation");
@@ -572,7 +583,9 @@ export class FileService {
   }
 
   private putRange(req: http.IncomingMessage, f: FileNode, body: Buffer): Reply {
-    const range = parseRange((req.headers["x-ms-range"] as string | undefined) ?? (req.headers["range"] as string | undefined)) ?? refuse(400, "MissingRequiredHeader");
+    const range =
+      parseRange((req.headers["x-ms-range"] as string | undefined) ?? (req.headers["range"] as string | undefined)) ??
+      refuse(400, "MissingRequiredHeader");
     if (range.end === undefined || range.end < range.start) return error(400, "InvalidHeaderValue");
     if (range.end >= f.content.length) return error(416, "InvalidRange");
     const mode = (req.headers["x-ms-write"] as string | undefined) ?? refuse(400, "MissingRequiredHeader");

@@ -41,7 +41,12 @@ const HAND: Mutant[] = [
     description: "Append Blob Seal answers 200 but seals nothing (answered without forwarding)",
     kills: [`${A}seal/refuses-append`, `${A}seal/idempotent`],
     onRequest(req) {
-      if (isSeal(req)) return { status: 200, headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() }, body: Buffer.alloc(0) };
+      if (isSeal(req))
+        return {
+          status: 200,
+          headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
+          body: Buffer.alloc(0),
+        };
     },
   },
   {
@@ -62,6 +67,10 @@ export const CLAIM_TABLES: ClaimTable[] = [
   {
     table: "X-A Append blobs",
     kind: "append conditions",
-    claims: claims.map(({ claim, mutants }) => ({ claim: `${claim.operation}, ${claim.header}`, row: claim.row, mutants: mutants.map((m) => m.name) })),
+    claims: claims.map(({ claim, mutants }) => ({
+      claim: `${claim.operation}, ${claim.header}`,
+      row: claim.row,
+      mutants: mutants.map((m) => m.name),
+    })),
   },
 ];

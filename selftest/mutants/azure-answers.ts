@@ -19,12 +19,15 @@ const overLeaseWithoutId = (req: ProxyRequest, state: Map<string, unknown>) =>
 /** The PartitionKeys a transaction's operations name (their URLs, or an insert's body). */
 function partitionsOf(req: ProxyRequest): Set<string> {
   const parsed = changeset(req.body.toString("utf8"));
-  const keys = (parsed?.ops ?? []).map((op) => /PartitionKey='([^']*)'/.exec(op)?.[1] ?? /"PartitionKey"\s*:\s*"([^"]*)"/.exec(op)?.[1] ?? "");
+  const keys = (parsed?.ops ?? []).map(
+    (op) => /PartitionKey='([^']*)'/.exec(op)?.[1] ?? /"PartitionKey"\s*:\s*"([^"]*)"/.exec(op)?.[1] ?? "",
+  );
   return new Set(keys);
 }
 
 /** Writes whose answers carry a resource's new ETag, by the resource they write. */
-const writeKey = (req: ProxyRequest) => (operation(req) === "Put Blob (BlockBlob)" || operation(req) === "Update Entity" ? `${req.service}:${segments(req).join("/")}` : undefined);
+const writeKey = (req: ProxyRequest) =>
+  operation(req) === "Put Blob (BlockBlob)" || operation(req) === "Update Entity" ? `${req.service}:${segments(req).join("/")}` : undefined;
 
 /** A clock of this resolution stamps each write's ETag; two writes within one tick share it (Azurite #1286, coarsened so a loopback run meets it). */
 const ETAG_TICK_MS = 50;
@@ -32,7 +35,8 @@ const ETAG_TICK_MS = 50;
 export const MUTANTS: Mutant[] = [
   {
     name: "put-blob-condition-before-lease",
-    description: "Put Blob with If-None-Match: * onto an existing leased blob, without the lease ID, is refused for the condition (409 BlobAlreadyExists) before the lease is checked (Azurite before 3.39, issue #2637)",
+    description:
+      "Put Blob with If-None-Match: * onto an existing leased blob, without the lease ID, is refused for the condition (409 BlobAlreadyExists) before the lease is checked (Azurite before 3.39, issue #2637)",
     kills: ["blob/lease-ops/put-blob/lease-before-condition"],
     onRequest(req, state) {
       if (overLeaseWithoutId(req, state)) return errorResponse(req, 409, "BlobAlreadyExists");
@@ -41,7 +45,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "put-blob-lease-before-condition-applied",
-    description: "Put Blob with If-None-Match: * onto an existing leased blob, without the lease ID, answers 412 LeaseIdMissing, yet the blob is overwritten",
+    description:
+      "Put Blob with If-None-Match: * onto an existing leased blob, without the lease ID, answers 412 LeaseIdMissing, yet the blob is overwritten",
     kills: ["blob/lease-ops/put-blob/lease-before-condition"],
     onRequest(req, state) {
       if (!overLeaseWithoutId(req, state)) return;
@@ -57,7 +62,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "put-blob-lease-checked-first-as-azure",
-    description: "Azurite's pinned deviation absent: Put Blob with If-None-Match: * onto a leased blob without the lease ID is refused 412 LeaseIdMissing (the pin must turn UNEXPECTED_PASS)",
+    description:
+      "Azurite's pinned deviation absent: Put Blob with If-None-Match: * onto a leased blob without the lease ID is refused 412 LeaseIdMissing (the pin must turn UNEXPECTED_PASS)",
     kills: ["blob/lease-ops/put-blob/lease-before-condition"],
     onRequest(req, state) {
       if (overLeaseWithoutId(req, state)) return errorResponse(req, 412, "LeaseIdMissing");
@@ -87,18 +93,22 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "empty-date-as-epoch-on-writes",
-    description: "An empty If-Unmodified-Since on a write is read as 1 January 1970: every blob is modified since, so the write is refused 412 ConditionNotMet",
+    description:
+      "An empty If-Unmodified-Since on a write is read as 1 January 1970: every blob is modified since, so the write is refused 412 ConditionNotMet",
     kills: ["general/conditional-empty-date"],
     onRequest(req) {
-      if (req.service === "blob" && req.method === "PUT" && req.headers["if-unmodified-since"] === "") return errorResponse(req, 412, "ConditionNotMet");
+      if (req.service === "blob" && req.method === "PUT" && req.headers["if-unmodified-since"] === "")
+        return errorResponse(req, 412, "ConditionNotMet");
     },
   },
   {
     name: "empty-date-ignored-as-azure",
-    description: "Azurite's pinned deviation absent: an If-Modified-Since or If-Unmodified-Since that is not a date (empty or malformed) is ignored on reads too (the pin must turn UNEXPECTED_PASS)",
+    description:
+      "Azurite's pinned deviation absent: an If-Modified-Since or If-Unmodified-Since that is not a date (empty or malformed) is ignored on reads too (the pin must turn UNEXPECTED_PASS)",
     kills: ["general/conditional-empty-date"],
     onRequest(req) {
-      if (req.service === "blob") for (const h of DATES) if (h in req.headers && (req.headers[h] === "" || notADate(req.headers[h]))) delete req.headers[h];
+      if (req.service === "blob")
+        for (const h of DATES) if (h in req.headers && (req.headers[h] === "" || notADate(req.headers[h]))) delete req.headers[h];
     },
   },
   {
@@ -111,7 +121,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "two-partitions-refused-as-azure",
-    description: "Azurite's pinned deviation absent: a transaction naming two PartitionKeys is refused 400 and nothing is applied (the pin must turn UNEXPECTED_PASS)",
+    description:
+      "Azurite's pinned deviation absent: a transaction naming two PartitionKeys is refused 400 and nothing is applied (the pin must turn UNEXPECTED_PASS)",
     kills: ["table/batch/one-partition"],
     onRequest(req) {
       if (is(req, "batch") && partitionsOf(req).size > 1) return twoPartitionsRefused(req);

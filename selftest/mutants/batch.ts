@@ -10,7 +10,10 @@ const STATUS_LINE = /HTTP\/1\.1 (\d{3})[^\r\n]*\r\n/g;
 const isBatch = (req: ProxyRequest) => operation(req) === "Blob Batch";
 
 /** Rewrites each sub-response's status line (and error code) as `rewrite` says. */
-function rewriteSubResponses(res: ProxyResponse, rewrite: (status: number, all: number[]) => { status: number; code?: string } | undefined): void {
+function rewriteSubResponses(
+  res: ProxyResponse,
+  rewrite: (status: number, all: number[]) => { status: number; code?: string } | undefined,
+): void {
   const text = res.body.toString("utf8");
   const all = [...text.matchAll(STATUS_LINE)].map((m) => Number(m[1]));
   const parts = text.split(/(?=HTTP\/1\.1 \d{3})/);
@@ -37,7 +40,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "batch-done-sub-reported-refused",
-    description: "A batch reports sub-requests that succeeded with 200 (Set Blob Tier) as refused (412 ConditionNotMet), though they were applied",
+    description:
+      "A batch reports sub-requests that succeeded with 200 (Set Blob Tier) as refused (412 ConditionNotMet), though they were applied",
     kills: [`${B}sub-set-tier-if-tags`],
     onResponse(req, res) {
       if (isBatch(req)) rewriteSubResponses(res, (status) => (status === 200 ? { status: 412, code: "ConditionNotMet" } : undefined));
@@ -48,7 +52,10 @@ export const MUTANTS: Mutant[] = [
     description: "A batch reports every sub-request failed (412) when one did, although the others were applied",
     kills: [`${B}not-atomic`],
     onResponse(req, res) {
-      if (isBatch(req)) rewriteSubResponses(res, (status, all) => (status < 300 && all.some((s) => s >= 400) ? { status: 412, code: "ConditionNotMet" } : undefined));
+      if (isBatch(req))
+        rewriteSubResponses(res, (status, all) =>
+          status < 300 && all.some((s) => s >= 400) ? { status: 412, code: "ConditionNotMet" } : undefined,
+        );
     },
   },
 ];

@@ -37,10 +37,18 @@ export const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
 export const blobKey = (req: ProxyRequest) => segments(req).join("/");
 
 export function errorResponse(req: ProxyRequest, status: number, code: string): ProxyResponse {
-  const body = status === 304 || req.method === "HEAD" ? "" : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`;
+  const body =
+    status === 304 || req.method === "HEAD"
+      ? ""
+      : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`;
   return {
     status,
-    headers: { "content-type": "application/xml", "x-ms-error-code": code, "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
+    headers: {
+      "content-type": "application/xml",
+      "x-ms-error-code": code,
+      "x-ms-version": req.headers["x-ms-version"] ?? "",
+      date: new Date().toUTCString(),
+    },
     body: Buffer.from(body),
   };
 }

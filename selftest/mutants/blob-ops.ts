@@ -104,7 +104,8 @@ export const MUTANTS: Mutant[] = [
       const key = `blocks:${blobKey(req)}`;
       if (isOp(req, "put-block") && ok(res)) state.set(key, ((state.get(key) as number) ?? 0) + 1);
       const n = state.get(key) as number | undefined;
-      if (n && ok(res) && res.headers["etag"] && isOp(req, "get-blob", "get-blob-properties")) res.headers["etag"] = `"0x8DC0FFEE${String(n).padStart(7, "0")}"`;
+      if (n && ok(res) && res.headers["etag"] && isOp(req, "get-blob", "get-blob-properties"))
+        res.headers["etag"] = `"0x8DC0FFEE${String(n).padStart(7, "0")}"`;
     },
   },
 ];

@@ -27,7 +27,8 @@ export interface ConditionClaim {
 }
 
 const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
-const carries = (c: ConditionClaim, req: ProxyRequest) => req.headers[c.header] !== undefined && (c.matches ? c.matches(req) : operation(req) === c.operation);
+const carries = (c: ConditionClaim, req: ProxyRequest) =>
+  req.headers[c.header] !== undefined && (c.matches ? c.matches(req) : operation(req) === c.operation);
 
 function wrongAnswer(c: ConditionClaim, req: ProxyRequest): { status: number; code: string } {
   if (c.wrong) return c.wrong;
@@ -54,7 +55,8 @@ export function conditionMutants(c: ConditionClaim): Mutant[] {
       name: `${c.name}-wrong-answer`,
       description: `${c.operation} refuses a failing ${c.header} with another answer than ${list(c.status).join("/")} ${list(c.code).join(" or ")}`,
       onResponse(req, res: ProxyResponse) {
-        if (!carries(c, req) || !list(c.status).includes(res.status) || !list(c.code).includes(res.headers["x-ms-error-code"] ?? "")) return;
+        if (!carries(c, req) || !list(c.status).includes(res.status) || !list(c.code).includes(res.headers["x-ms-error-code"] ?? ""))
+          return;
         const w = wrongAnswer(c, req);
         Object.assign(res, errorAnswer(req, w.status, w.code));
       },

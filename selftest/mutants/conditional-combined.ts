@@ -3,14 +3,22 @@
 // the case names (a header ignored, 304 and 412 swapped, a made-up answer); for
 // the disputed write pairs, a refusal whose write was applied anyway.
 import { claimOf, HEADERS, type OpClaim } from "../../suites/blob/conditional-claims.ts";
-import { READ_CASES, READ_ROWS, WRITE_CASES, WRITE_ROWS, type ReadCase, type WriteCase } from "../../suites/blob/conditional-combined.rows.ts";
+import {
+  READ_CASES,
+  READ_ROWS,
+  WRITE_CASES,
+  WRITE_ROWS,
+  type ReadCase,
+  type WriteCase,
+} from "../../suites/blob/conditional-combined.rows.ts";
 import { errorResponse } from "./blob-kit.ts";
 import { isClaimOp } from "./conditional.ts";
 import type { Mutant, ProxyRequest } from "./types.ts";
 
 const slugOf = (row: string) => row.slice(row.lastIndexOf("/") + 1);
 /** The request is the case's: the row's operation carrying every header of the case. */
-const isCase = (claim: OpClaim, c: ReadCase | WriteCase, req: ProxyRequest) => isClaimOp(claim, req) && Object.keys(c.headers).every((h) => req.headers[h] !== undefined);
+const isCase = (claim: OpClaim, c: ReadCase | WriteCase, req: ProxyRequest) =>
+  isClaimOp(claim, req) && Object.keys(c.headers).every((h) => req.headers[h] !== undefined);
 
 function breaksRead(row: string, c: ReadCase): Mutant {
   const claim = claimOf(row);
@@ -21,14 +29,17 @@ function breaksRead(row: string, c: ReadCase): Mutant {
       ...base,
       description: `${claim.operation} with ${Object.keys(c.headers).join(" and ")}: 304 and 412 swapped`,
       onResponse(req, res) {
-        if (isCase(claim, c, req) && (res.status === 304 || res.status === 412)) Object.assign(res, errorResponse(req, res.status === 304 ? 412 : 304, "ConditionNotMet"));
+        if (isCase(claim, c, req) && (res.status === 304 || res.status === 412))
+          Object.assign(res, errorResponse(req, res.status === 304 ? 412 : 304, "ConditionNotMet"));
       },
     };
   }
   if ("strip" in b) {
     return {
       ...base,
-      description: `${claim.operation} ignores ${b.strip} when it comes with ${Object.keys(c.headers).filter((h) => h !== b.strip).join(" and ")}`,
+      description: `${claim.operation} ignores ${b.strip} when it comes with ${Object.keys(c.headers)
+        .filter((h) => h !== b.strip)
+        .join(" and ")}`,
       onRequest(req) {
         if (isCase(claim, c, req)) delete req.headers[b.strip];
       },
@@ -36,9 +47,12 @@ function breaksRead(row: string, c: ReadCase): Mutant {
   }
   return {
     ...base,
-    description: `${claim.operation} answers ${b.answer} to ${Object.entries(c.headers).map(([h, v]) => `${h} (${v})`).join(" and ")}`,
+    description: `${claim.operation} answers ${b.answer} to ${Object.entries(c.headers)
+      .map(([h, v]) => `${h} (${v})`)
+      .join(" and ")}`,
     onRequest(req) {
-      if (isCase(claim, c, req)) return errorResponse(req, b.answer, b.answer === 400 ? "MultipleConditionHeadersNotSupported" : "ConditionNotMet");
+      if (isCase(claim, c, req))
+        return errorResponse(req, b.answer, b.answer === 400 ? "MultipleConditionHeadersNotSupported" : "ConditionNotMet");
     },
   };
 }

@@ -16,7 +16,8 @@ export function isClaimOp(claim: Pick<BlobOperation, "operation">, req: ProxyReq
   return req.service === "blob" && operationFamily(operation(req)) === claim.operation;
 }
 
-const slug = (cell: Cell) => `cond-${cell.claim.row.slice(cell.claim.row.lastIndexOf("/") + 1)}-${cell.onSource ? "source-" : ""}${HEADER_LABEL[cell.header].toLowerCase()}`;
+const slug = (cell: Cell) =>
+  `cond-${cell.claim.row.slice(cell.claim.row.lastIndexOf("/") + 1)}-${cell.onSource ? "source-" : ""}${HEADER_LABEL[cell.header].toLowerCase()}`;
 const carries = (cell: Cell, req: ProxyRequest) => isClaimOp(cell.claim, req) && req.headers[cell.wireHeader] !== undefined;
 /** How a read refuses this header when it evaluates it. */
 const readRefusal = (cell: Cell) => (cell.header === "if-none-match" || cell.header === "if-modified-since" ? 304 : 412);
@@ -60,7 +61,9 @@ function evaluates(cell: Cell): Mutant {
   const description = `${cell.claim.operation} evaluates ${cell.wireHeader}: a failing one is refused with ${status}`;
   if (cell.claim.pendingCopy) {
     // Abort Copy Blob needs a copy still pending, which the proxy simulates.
-    const m = pendingCopy(name, description, [cell.id], (req) => (req.headers[cell.wireHeader] !== undefined ? refusal(req, status) : abortAnswer(req)));
+    const m = pendingCopy(name, description, [cell.id], (req) =>
+      req.headers[cell.wireHeader] !== undefined ? refusal(req, status) : abortAnswer(req),
+    );
     return { ...m, cell: cell.id };
   }
   return {
@@ -81,7 +84,8 @@ function evaluates(cell: Cell): Mutant {
  */
 const GENERATED = ALL_CELLS.map((cell) => {
   const mutants = cell.evaluated ? [ignores(cell), wrongRefusal(cell)] : [evaluates(cell)];
-  if (ALL_CELLS.find((c) => c.claim === cell.claim) === cell) mutants[0] = { ...mutants[0], kills: [...mutants[0].kills, `${cell.claim.row}/conditional`] };
+  if (ALL_CELLS.find((c) => c.claim === cell.claim) === cell)
+    mutants[0] = { ...mutants[0], kills: [...mutants[0].kills, `${cell.claim.row}/conditional`] };
   return { cell, mutants };
 });
 

@@ -8,18 +8,17 @@ import { operation, type ClaimTable, type Mutant } from "./types.ts";
 
 const P = "blob/container-lease/ops/";
 
-const GENERATED = OPS.map(
-  (op): Mutant => ({
-    name: `container-lease-${op.slug}-unleased-id-ignored`,
-    description: `${op.operation} with a lease ID on an unleased container succeeds (the ID is ignored), where the catalogue refuses it: 412 LeaseNotPresentWithContainerOperation`,
-    kills: [`${P}${op.slug}/unleased-with-id`],
-    cell: `${P}${op.slug}/unleased-with-id`,
-    onRequest(req, state) {
-      if (isContainer(req) && operation(req) === op.operation && req.headers["x-ms-lease-id"] && !locked(tracked(req, state))) delete req.headers["x-ms-lease-id"];
-    },
-    onResponse: track,
-  }),
-);
+const GENERATED = OPS.map((op): Mutant => ({
+  name: `container-lease-${op.slug}-unleased-id-ignored`,
+  description: `${op.operation} with a lease ID on an unleased container succeeds (the ID is ignored), where the catalogue refuses it: 412 LeaseNotPresentWithContainerOperation`,
+  kills: [`${P}${op.slug}/unleased-with-id`],
+  cell: `${P}${op.slug}/unleased-with-id`,
+  onRequest(req, state) {
+    if (isContainer(req) && operation(req) === op.operation && req.headers["x-ms-lease-id"] && !locked(tracked(req, state)))
+      delete req.headers["x-ms-lease-id"];
+  },
+  onResponse: track,
+}));
 
 export const MUTANTS: Mutant[] = GENERATED;
 
@@ -27,6 +26,10 @@ export const CLAIM_TABLES: ClaimTable[] = [
   {
     table: "L Container leases",
     kind: "an ID on an unleased container is refused",
-    claims: OPS.map((op, i) => ({ claim: `${op.operation} with a lease ID on an unleased container → 412`, row: GENERATED[i].cell!, mutants: [GENERATED[i].name] })),
+    claims: OPS.map((op, i) => ({
+      claim: `${op.operation} with a lease ID on an unleased container → 412`,
+      row: GENERATED[i].cell!,
+      mutants: [GENERATED[i].name],
+    })),
   },
 ];

@@ -6,15 +6,7 @@ import { query, segments, toSuccess, type Mutant, type ProxyRequest, type ProxyR
 const P = "blob/container-ops/";
 
 type ContainerOp =
-  | "create"
-  | "get-properties"
-  | "get-metadata"
-  | "set-metadata"
-  | "get-acl"
-  | "set-acl"
-  | "delete"
-  | "lease"
-  | "list-blobs";
+  "create" | "get-properties" | "get-metadata" | "set-metadata" | "get-acl" | "set-acl" | "delete" | "lease" | "list-blobs";
 
 /** Which container operation a blob-service request is, if any. */
 function containerOp(req: ProxyRequest): ContainerOp | undefined {
@@ -40,7 +32,10 @@ const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
 const container = (req: ProxyRequest) => segments(req)[0];
 
 function errorResponse(req: ProxyRequest, status: number, code: string): ProxyResponse {
-  const body = status === 304 || req.method === "HEAD" ? "" : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`;
+  const body =
+    status === 304 || req.method === "HEAD"
+      ? ""
+      : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`;
   return {
     status,
     headers: { "content-type": "application/xml", "x-ms-error-code": code, "x-ms-version": req.headers["x-ms-version"] ?? "" },
@@ -57,7 +52,6 @@ function fakeSuccess(req: ProxyRequest, status: number, etag?: string): ProxyRes
   }
   return { status, headers, body: Buffer.alloc(0) };
 }
-
 
 const DATE_CONDITIONS = ["if-modified-since", "if-unmodified-since"];
 
@@ -160,7 +154,9 @@ export const MUTANTS: Mutant[] = [
     kills: [`${P}set-container-acl/propagation`, `${P}set-container-acl/conditional`],
     onResponse(req, res) {
       if (is(req, "get-acl") && ok(res) && req.method === "GET") {
-        res.body = Buffer.from(res.body.toString("utf8").replace(/<SignedIdentifiers>[\s\S]*<\/SignedIdentifiers>/, "<SignedIdentifiers />"));
+        res.body = Buffer.from(
+          res.body.toString("utf8").replace(/<SignedIdentifiers>[\s\S]*<\/SignedIdentifiers>/, "<SignedIdentifiers />"),
+        );
       }
     },
   },
@@ -178,7 +174,8 @@ export const MUTANTS: Mutant[] = [
     description: "Set Container ACL with a condition answers 200 but never stores the policy",
     kills: [`${P}set-container-acl/conditional`],
     onRequest(req) {
-      if (is(req, "set-acl") && (req.headers["if-unmodified-since"] || req.headers["if-modified-since"])) return fakeSuccess(req, 200, STALE);
+      if (is(req, "set-acl") && (req.headers["if-unmodified-since"] || req.headers["if-modified-since"]))
+        return fakeSuccess(req, 200, STALE);
     },
   },
   {

@@ -53,7 +53,10 @@ function checked(claim: EntityOpClaim): Mutant {
   };
 }
 
-const GENERATED = ENTITY_OPS.map((claim) => ({ claim, mutant: claim.ifMatch ? ignored(claim) : claim.writes === "upsert" ? checked(claim) : evaluated(claim) }));
+const GENERATED = ENTITY_OPS.map((claim) => ({
+  claim,
+  mutant: claim.ifMatch ? ignored(claim) : claim.writes === "upsert" ? checked(claim) : evaluated(claim),
+}));
 
 export const MUTANTS: Mutant[] = GENERATED.map((g) => g.mutant);
 

@@ -31,7 +31,14 @@ interface EtagClaim {
 }
 
 const CLAIMS: EtagClaim[] = [
-  ...CONTAINER_OPS.map((o) => ({ table: "T1 Container operations", row: `${CONTAINER_OPS_PREFIX}${o.slug}/etag`, operation: o.operation, service: "blob" as const, etag: o.etag, creates: o.creates })),
+  ...CONTAINER_OPS.map((o) => ({
+    table: "T1 Container operations",
+    row: `${CONTAINER_OPS_PREFIX}${o.slug}/etag`,
+    operation: o.operation,
+    service: "blob" as const,
+    etag: o.etag,
+    creates: o.creates,
+  })),
   ...BLOB_OPS.map((o) => ({
     table: "T2 Blob operations",
     row: `${BLOB_OPS_PREFIX}${o.slug}/etag`,
@@ -40,8 +47,21 @@ const CLAIMS: EtagClaim[] = [
     etag: o.etag,
     pendingCopy: claimOf(`${BLOB_OPS_PREFIX}${o.slug}`).pendingCopy,
   })),
-  ...ENTITY_OPS.map((o) => ({ table: "TB Table entities", row: `${ENTITY_OPS_PREFIX}${o.slug}/etag`, operation: o.operation, service: "table" as const, etag: o.etag, creates: o.creates })),
-  ...QUEUE_OPERATIONS.map((op) => ({ table: "Q Queue messages", row: "queue/no-etag", operation: op, service: "queue" as const, etag: false })),
+  ...ENTITY_OPS.map((o) => ({
+    table: "TB Table entities",
+    row: `${ENTITY_OPS_PREFIX}${o.slug}/etag`,
+    operation: o.operation,
+    service: "table" as const,
+    etag: o.etag,
+    creates: o.creates,
+  })),
+  ...QUEUE_OPERATIONS.map((op) => ({
+    table: "Q Queue messages",
+    row: "queue/no-etag",
+    operation: op,
+    service: "queue" as const,
+    etag: false,
+  })),
 ];
 
 const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
@@ -83,7 +103,8 @@ function added(claim: EtagClaim): Mutant {
   const name = `etag-${slug(claim)}-added`;
   const description = `${claim.operation} answers with an ETag where the article says none is returned`;
   // The copy the operation needs is kept pending by the proxy, which answers the operation itself.
-  if (claim.pendingCopy) return { ...pendingCopy(name, description, [claim.row], (req) => abortAnswer(req, { etag: FAKE_ETAG })), cell: claim.row };
+  if (claim.pendingCopy)
+    return { ...pendingCopy(name, description, [claim.row], (req) => abortAnswer(req, { etag: FAKE_ETAG })), cell: claim.row };
   return {
     name,
     description,
@@ -95,7 +116,10 @@ function added(claim: EtagClaim): Mutant {
   };
 }
 
-const GENERATED = CLAIMS.map((claim) => ({ claim, mutants: !claim.etag ? [added(claim)] : claim.creates ? [missing(claim)] : [missing(claim), stale(claim)] }));
+const GENERATED = CLAIMS.map((claim) => ({
+  claim,
+  mutants: !claim.etag ? [added(claim)] : claim.creates ? [missing(claim)] : [missing(claim), stale(claim)],
+}));
 
 export const MUTANTS: Mutant[] = GENERATED.flatMap((g) => g.mutants);
 

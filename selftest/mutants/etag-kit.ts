@@ -19,7 +19,8 @@ export function resource(req: ProxyRequest): string {
 
 // Table entities listed by Query Entities carry their ETags in the body, one per entity.
 export type Listed = { PartitionKey?: string; RowKey?: string; "odata.etag"?: string };
-export const entityKey = (req: ProxyRequest, e: Listed) => `table:${segments(req)[0]?.replace(/\(.*$/, "")}(PartitionKey='${e.PartitionKey}',RowKey='${e.RowKey}')`;
+export const entityKey = (req: ProxyRequest, e: Listed) =>
+  `table:${segments(req)[0]?.replace(/\(.*$/, "")}(PartitionKey='${e.PartitionKey}',RowKey='${e.RowKey}')`;
 
 export function listed(res: ProxyResponse): { body: { value?: Listed[] }; entities: Listed[] } | undefined {
   if (!(res.headers["content-type"] ?? "").includes("json")) return undefined;

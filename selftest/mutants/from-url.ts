@@ -8,7 +8,12 @@ import { conditionMutants } from "./condition-kit.ts";
 import type { ClaimTable, Mutant } from "./types.ts";
 
 /** The operations the embedded Azurite lacks, with the version that brings each (none: none yet). */
-const LACKS: Record<string, string | undefined> = { "Put Blob From URL": undefined, "Append Block From URL": undefined, "Put Page From URL": undefined, "Put Block From URL": ">=3.37.0" };
+const LACKS: Record<string, string | undefined> = {
+  "Put Blob From URL": undefined,
+  "Append Block From URL": undefined,
+  "Put Page From URL": undefined,
+  "Put Block From URL": ">=3.37.0",
+};
 
 const cells = FROM_URL_CELLS.filter((c) => !(c.record.operation in LACKS) || LACKS[c.record.operation]).map((cell) => {
   const versions = LACKS[cell.record.operation];
@@ -34,6 +39,12 @@ export const CLAIM_TABLES: ClaimTable[] = [
   {
     table: "X-U Conditions on the From-URL operations",
     kind: "source and destination conditions",
-    claims: cells.filter((c) => !LACKS[c.cell.record.operation]).map(({ cell, mutants }) => ({ claim: `${cell.record.operation}, ${cell.wireHeader}`, row: cell.id, mutants: mutants.map((m) => m.name) })),
+    claims: cells
+      .filter((c) => !LACKS[c.cell.record.operation])
+      .map(({ cell, mutants }) => ({
+        claim: `${cell.record.operation}, ${cell.wireHeader}`,
+        row: cell.id,
+        mutants: mutants.map((m) => m.name),
+      })),
   },
 ];

@@ -17,7 +17,8 @@ const copy = (res: ProxyResponse): ProxyResponse => ({ status: res.status, heade
 export const MUTANTS: Mutant[] = [
   {
     name: "general-stale-read-after-write",
-    description: "After a write, the next identical read of the blob is answered from a cache holding the previous version (eventual consistency)",
+    description:
+      "After a write, the next identical read of the blob is answered from a cache holding the previous version (eventual consistency)",
     kills: ["general/strong-consistency"],
     onRequest(req, state) {
       if (!isRead(req) || !unconditional(req)) return;

@@ -14,7 +14,6 @@ import { errorResponse } from "./blob-kit.ts";
 import { action, isContainer, isLease, sameId, track, tracked, type Tracked } from "./lease-kit.ts";
 import { toSuccess, type ClaimTable, type Mutant, type ProxyRequest } from "./types.ts";
 
-
 /** The column a request meets: the lease state, or an expired lease whose resource was written since. */
 const columnOf = (lease: Tracked): Column => (lease.writtenAfterExpiry ? "expired-modified" : lease.state);
 
@@ -23,7 +22,8 @@ function actionsOf(req: ProxyRequest, lease: Tracked): Action[] {
   const id = req.headers["x-ms-lease-id"];
   const proposed = req.headers["x-ms-proposed-lease-id"];
   const unknown = lease.holder === undefined;
-  const byHolder = (who: string | undefined, mine: Action, other: Action): Action[] => (unknown ? [mine, other] : sameId(who, lease.holder) ? [mine] : [other]);
+  const byHolder = (who: string | undefined, mine: Action, other: Action): Action[] =>
+    unknown ? [mine, other] : sameId(who, lease.holder) ? [mine] : [other];
   switch (action(req)) {
     case "acquire":
       return byHolder(proposed, "acquire-same", "acquire");
@@ -60,12 +60,19 @@ function cell(resource: LeaseResource, act: Action, column: Column): Mutant {
   const codes = outcomes.filter((o) => o.status === 409).map((o) => o.code);
   // Over an expired lease a LeaseAlreadyPresent may come for a minute (catalogue L): refuse with a code never allowed there.
   const overExpired = act.startsWith("acquire") && (column === "expired" || column === "expired-modified");
-  const refusal = act.startsWith("acquire") && !overExpired ? "LeaseAlreadyPresent" : codes.includes("LeaseIdMismatchWithLeaseOperation") ? "LeaseNotPresentWithLeaseOperation" : "LeaseIdMismatchWithLeaseOperation";
+  const refusal =
+    act.startsWith("acquire") && !overExpired
+      ? "LeaseAlreadyPresent"
+      : codes.includes("LeaseIdMismatchWithLeaseOperation")
+        ? "LeaseNotPresentWithLeaseOperation"
+        : "LeaseIdMismatchWithLeaseOperation";
   const row = `${LEASE_OF[resource].ids}state/${act}/${column}`;
   const on = `${ACTION_LABEL[act]} on ${resource === "blob" ? "a blob" : "a container"} whose lease is ${column}`;
   return {
     name: `lease-cell-${resource}-${act}-${column}-${grants ? "refused" : "granted"}`,
-    description: grants ? `${on} is refused (409 ${refusal}), where the catalogue grants it` : `${on} is granted, where the catalogue refuses it with 409`,
+    description: grants
+      ? `${on} is refused (409 ${refusal}), where the catalogue grants it`
+      : `${on} is granted, where the catalogue refuses it with 409`,
     kills: [row],
     cell: row,
     onResponse(req, res, state) {
@@ -93,11 +100,13 @@ const GENERATED = (["blob", "container"] as const).flatMap((resource) =>
  */
 const REACQUIRE_NEVER: Mutant = {
   name: "lease-reacquire-refused-past-a-minute",
-  description: "Acquire over an expired blob lease is refused with 409 LeaseAlreadyPresent for longer than the minute after the expiry that the Lease Blob page allows",
+  description:
+    "Acquire over an expired blob lease is refused with 409 LeaseAlreadyPresent for longer than the minute after the expiry that the Lease Blob page allows",
   kills: ["blob/lease/state/acquire/expired"],
   onRequest(req, state) {
     const lease = tracked(req, state);
-    if (isLease(req) && !isContainer(req) && action(req) === "acquire" && lease.state === "expired" && !lease.writtenAfterExpiry) return errorResponse(req, 409, "LeaseAlreadyPresent");
+    if (isLease(req) && !isContainer(req) && action(req) === "acquire" && lease.state === "expired" && !lease.writtenAfterExpiry)
+      return errorResponse(req, 409, "LeaseAlreadyPresent");
   },
   onResponse: (req, res, state) => track(req, res, state),
 };
@@ -107,5 +116,9 @@ export const MUTANTS: Mutant[] = [...GENERATED.map((g) => g.mutant), REACQUIRE_N
 export const CLAIM_TABLES: ClaimTable[] = (["blob", "container"] as const).map((resource) => ({
   table: LEASE_OF[resource].stateTable,
   kind: "action × lease state",
-  claims: GENERATED.filter((g) => g.resource === resource).map((g) => ({ claim: `${ACTION_LABEL[g.act]} on ${g.column}`, row: g.mutant.cell!, mutants: [g.mutant.name] })),
+  claims: GENERATED.filter((g) => g.resource === resource).map((g) => ({
+    claim: `${ACTION_LABEL[g.act]} on ${g.column}`,
+    row: g.mutant.cell!,
+    mutants: [g.mutant.name],
+  })),
 }));

@@ -17,7 +17,8 @@ export const MUTANTS: Mutant[] = LEASED_CONDITIONAL.map(({ op, claim }) => ({
   cell: `blob/lease-ops/${op.slug}/conditions-with-id`,
   onRequest(req) {
     // Lease Blob's row renews the held lease: its requests are lease actions, whatever the claim's own request.
-    const ours = op.slug === "lease-blob" ? req.service === "blob" && req.method === "PUT" && isLeaseAction(req.url) : isClaimOp(claim, req);
+    const ours =
+      op.slug === "lease-blob" ? req.service === "blob" && req.method === "PUT" && isLeaseAction(req.url) : isClaimOp(claim, req);
     if (!ours || req.headers["x-ms-lease-id"] === undefined) return;
     for (const h of HEADERS) delete req.headers[h];
   },
@@ -27,6 +28,10 @@ export const CLAIM_TABLES: ClaimTable[] = [
   {
     table: "L Operations that honour a blob lease",
     kind: "conditions with the lease ID",
-    claims: MUTANTS.map((m) => ({ claim: `${m.description.replace(/ skips .*/, "")}: a lease does not replace the conditions`, row: m.kills[0], mutants: [m.name] })),
+    claims: MUTANTS.map((m) => ({
+      claim: `${m.description.replace(/ skips .*/, "")}: a lease does not replace the conditions`,
+      row: m.kills[0],
+      mutants: [m.name],
+    })),
   },
 ];

@@ -28,7 +28,8 @@ export interface Tracked {
 
 export const WRITES: BlobOp[] = ["put-blob", "set-blob-properties", "set-blob-metadata", "put-block", "put-block-list", "put-page"];
 export const isLease = (req: ProxyRequest) => req.service === "blob" && req.method === "PUT" && query(req).get("comp") === "lease";
-export const isContainer = (req: ProxyRequest) => req.service === "blob" && segments(req).length === 1 && query(req).get("restype") === "container";
+export const isContainer = (req: ProxyRequest) =>
+  req.service === "blob" && segments(req).length === 1 && query(req).get("restype") === "container";
 export const action = (req: ProxyRequest) => (req.headers["x-ms-lease-action"] ?? "").toLowerCase();
 export const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
 export const code = (res: ProxyResponse) => res.headers["x-ms-error-code"] ?? /<Code>([^<]+)<\/Code>/.exec(res.body.toString("utf8"))?.[1];
@@ -50,7 +51,12 @@ export function track(req: ProxyRequest, res: ProxyResponse, state: MutantState)
     const granted = res.headers["x-ms-lease-id"] ?? req.headers["x-ms-proposed-lease-id"];
     switch (action(req)) {
       case "acquire":
-        state.set(key, { state: "leased", holder: granted, finite: (req.headers["x-ms-lease-duration"] ?? "-1") !== "-1", duration: req.headers["x-ms-lease-duration"] });
+        state.set(key, {
+          state: "leased",
+          holder: granted,
+          finite: (req.headers["x-ms-lease-duration"] ?? "-1") !== "-1",
+          duration: req.headers["x-ms-lease-duration"],
+        });
         break;
       case "renew":
         state.set(key, { ...cur, state: "leased" });
@@ -76,8 +82,6 @@ export function track(req: ProxyRequest, res: ProxyResponse, state: MutantState)
   if (ok(res) && reported && (req.method === "HEAD" || req.method === "GET")) state.set(key, { ...cur, state: reported as LeaseState });
 }
 
-
-
 /**
  * A copy kept pending (Azurite completes copies at once, so Abort Copy Blob
  * could never be tried): Copy Blob answers pending, reads report the copy
@@ -86,7 +90,12 @@ export function track(req: ProxyRequest, res: ProxyResponse, state: MutantState)
  * the catalogue's rules is PENDING_COPY_CONTROL, which the self-test runs to
  * show the simulation alone changes no verdict.
  */
-export function pendingCopy(name: string, description: string, kills: string[], abort: (req: ProxyRequest, lease: Tracked) => ProxyResponse): Mutant {
+export function pendingCopy(
+  name: string,
+  description: string,
+  kills: string[],
+  abort: (req: ProxyRequest, lease: Tracked) => ProxyResponse,
+): Mutant {
   const copyKey = (req: ProxyRequest) => `copy:${segments(req).join("/")}`;
   return {
     name,

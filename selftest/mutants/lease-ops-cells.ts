@@ -22,7 +22,11 @@ function flipped(op: LeaseOp, cs: Case) {
   const doc = claim(op, cs);
   const lease = op.kind === "lease";
   return doc.ok
-    ? { refuse: true as const, status: lease ? 409 : 412, code: lease ? "LeaseIdMismatchWithLeaseOperation" : cs === "with-id" ? "LeaseIdMismatchWithBlobOperation" : "LeaseIdMissing" }
+    ? {
+        refuse: true as const,
+        status: lease ? 409 : 412,
+        code: lease ? "LeaseIdMismatchWithLeaseOperation" : cs === "with-id" ? "LeaseIdMismatchWithBlobOperation" : "LeaseIdMissing",
+      }
     : { refuse: false as const, status: lease ? (cs === "without-id" ? 201 : 200) : SUCCESS[op.slug as BlobOp] };
 }
 
@@ -65,6 +69,10 @@ export const CLAIM_TABLES: ClaimTable[] = [
   {
     table: "L Operations that honour a blob lease",
     kind: "lease ID by case",
-    claims: GENERATED.map((g) => ({ claim: `${g.op.operation} ${CASE_TEXT[g.cs]}: ${claim(g.op, g.cs).text}`, row: `${P}${g.op.slug}/${g.cs}`, mutants: [g.mutant.name] })),
+    claims: GENERATED.map((g) => ({
+      claim: `${g.op.operation} ${CASE_TEXT[g.cs]}: ${claim(g.op, g.cs).text}`,
+      row: `${P}${g.op.slug}/${g.cs}`,
+      mutants: [g.mutant.name],
+    })),
   },
 ];

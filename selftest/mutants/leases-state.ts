@@ -38,7 +38,6 @@ function outcomeSwapped(verb: "renew" | "change" | "release", kills: string[]): 
   };
 }
 
-
 const WITH_ID_OPS = [
   "get-blob",
   "get-blob-properties",
@@ -54,7 +53,14 @@ const WITH_ID_OPS = [
   "snapshot-blob",
   "copy-blob",
 ];
-const CONTAINER_OPS = ["delete-container", "get-container-properties", "get-container-metadata", "set-container-metadata", "get-container-acl", "set-container-acl"];
+const CONTAINER_OPS = [
+  "delete-container",
+  "get-container-properties",
+  "get-container-metadata",
+  "set-container-metadata",
+  "get-container-acl",
+  "set-container-acl",
+];
 
 export const MUTANTS: Mutant[] = [
   // The state read back: every cell checks x-ms-lease-status against the state.
@@ -77,7 +83,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "leases-state-status-locked-while-free",
-    description: "x-ms-lease-status reads locked while the lease is Available, Broken or Expired (a lease that ever existed keeps the blob locked)",
+    description:
+      "x-ms-lease-status reads locked while the lease is Available, Broken or Expired (a lease that ever existed keeps the blob locked)",
     kills: [
       ...cells("renew", "available", "broken", "expired-modified"),
       ...cells("renew-other", "available", "broken", "expired-modified"),
@@ -102,7 +109,10 @@ export const MUTANTS: Mutant[] = [
     "blob/container-lease/ops/lease-container/with-id",
   ]),
   outcomeSwapped("change", cells("change", "available", "leased", "breaking", "broken")),
-  outcomeSwapped("release", [...cells("release", "available", "leased", "breaking", "broken"), ...cells("release-other", "available", "leased", "breaking", "broken")]),
+  outcomeSwapped("release", [
+    ...cells("release", "available", "leased", "breaking", "broken"),
+    ...cells("release-other", "available", "leased", "breaking", "broken"),
+  ]),
   {
     name: "leases-state-acquire-conflict-412",
     description: "An acquire conflicting with a held lease is refused with 412 instead of 409 LeaseAlreadyPresent",
@@ -117,7 +127,8 @@ export const MUTANTS: Mutant[] = [
     kills: [...cells("acquire", "broken", "expired"), ...cells("acquire-same", "broken", "expired")],
     onRequest(req, state) {
       const s = tracked(req, state).state;
-      if (isLease(req) && action(req) === "acquire" && (s === "broken" || s === "expired")) return errorResponse(req, 409, "LeaseAlreadyPresent");
+      if (isLease(req) && action(req) === "acquire" && (s === "broken" || s === "expired"))
+        return errorResponse(req, 409, "LeaseAlreadyPresent");
     },
     onResponse: track,
   },
@@ -140,11 +151,13 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "leases-state-break-needs-active-lease",
-    description: "Break on a lease that is Breaking, Broken or Expired is refused 409 LeaseNotPresentWithLeaseOperation (only a Leased lease can be broken)",
+    description:
+      "Break on a lease that is Breaking, Broken or Expired is refused 409 LeaseNotPresentWithLeaseOperation (only a Leased lease can be broken)",
     kills: [...cells("break-0", "breaking", "broken"), ...cells("break-period", "breaking", "broken")],
     onRequest(req, state) {
       const s = tracked(req, state).state;
-      if (isLease(req) && action(req) === "break" && (s === "breaking" || s === "broken" || s === "expired")) return errorResponse(req, 409, "LeaseNotPresentWithLeaseOperation");
+      if (isLease(req) && action(req) === "break" && (s === "breaking" || s === "broken" || s === "expired"))
+        return errorResponse(req, 409, "LeaseNotPresentWithLeaseOperation");
     },
     onResponse: track,
   },
@@ -153,7 +166,8 @@ export const MUTANTS: Mutant[] = [
     description: "Break on a blob with no lease answers 202 (a no-op, x-ms-lease-time 0) instead of 409 LeaseNotPresentWithLeaseOperation",
     kills: cells("break-period", "available"),
     onResponse(req, res) {
-      if (isLease(req) && action(req) === "break" && res.status === 409 && code(res) === "LeaseNotPresentWithLeaseOperation") toSuccess(res, 202, { "x-ms-lease-time": "0" });
+      if (isLease(req) && action(req) === "break" && res.status === 409 && code(res) === "LeaseNotPresentWithLeaseOperation")
+        toSuccess(res, 202, { "x-ms-lease-time": "0" });
     },
   },
   // The holder's ID on the other operations.
@@ -185,7 +199,8 @@ export const MUTANTS: Mutant[] = [
     kills: cells("renew", "expired-modified"),
     onRequest(req, state) {
       const lease = tracked(req, state);
-      if (!isLease(req) || action(req) !== "renew" || !lease.writtenAfterExpiry || !sameId(req.headers["x-ms-lease-id"], lease.holder)) return;
+      if (!isLease(req) || action(req) !== "renew" || !lease.writtenAfterExpiry || !sameId(req.headers["x-ms-lease-id"], lease.holder))
+        return;
       state.set(`renewed:${keyOf(req)}`, true);
       req.headers["x-ms-lease-action"] = "acquire";
       req.headers["x-ms-proposed-lease-id"] = req.headers["x-ms-lease-id"];
@@ -218,31 +233,37 @@ export const MUTANTS: Mutant[] = [
       "A lease that expired and whose blob was then written still counts as present: acquire (another ID or the old one) is refused 409 LeaseAlreadyPresent",
     kills: [...cells("acquire", "expired-modified"), ...cells("acquire-same", "expired-modified")],
     onRequest(req, state) {
-      if (isLease(req) && action(req) === "acquire" && tracked(req, state).writtenAfterExpiry) return errorResponse(req, 409, "LeaseAlreadyPresent");
+      if (isLease(req) && action(req) === "acquire" && tracked(req, state).writtenAfterExpiry)
+        return errorResponse(req, 409, "LeaseAlreadyPresent");
     },
     onResponse: track,
   },
   // Pinned rows: the target answering as the catalogue does must not pass unnoticed.
   {
     name: "leases-state-proposed-id-validated",
-    description: "Azurite's pinned deviation absent: an x-ms-proposed-lease-id that is not a GUID is refused 400 InvalidHeaderValue (the pin must turn UNEXPECTED_PASS)",
+    description:
+      "Azurite's pinned deviation absent: an x-ms-proposed-lease-id that is not a GUID is refused 400 InvalidHeaderValue (the pin must turn UNEXPECTED_PASS)",
     kills: [`${S}proposed-id-not-guid`],
     onRequest(req) {
       const p = req.headers["x-ms-proposed-lease-id"];
-      if (isLease(req) && p !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(p)) return errorResponse(req, 400, "InvalidHeaderValue");
+      if (isLease(req) && p !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(p))
+        return errorResponse(req, 400, "InvalidHeaderValue");
     },
   },
   {
     name: "leases-state-break-period-range-checked",
-    description: "Azurite's pinned deviation absent: x-ms-lease-break-period above 60 is refused 400 InvalidHeaderValue (the pin must turn UNEXPECTED_PASS)",
+    description:
+      "Azurite's pinned deviation absent: x-ms-lease-break-period above 60 is refused 400 InvalidHeaderValue (the pin must turn UNEXPECTED_PASS)",
     kills: [`${S}break-period-61`, "blob/container-lease/state/break-period-61"],
     onRequest(req) {
-      if (isLease(req) && action(req) === "break" && Number(req.headers["x-ms-lease-break-period"] ?? "0") > 60) return errorResponse(req, 400, "InvalidHeaderValue");
+      if (isLease(req) && action(req) === "break" && Number(req.headers["x-ms-lease-break-period"] ?? "0") > 60)
+        return errorResponse(req, 400, "InvalidHeaderValue");
     },
   },
   {
     name: "leases-state-renew-expired-checks-id",
-    description: "Azurite's pinned deviation absent: renewing an Expired lease with another ID is refused 409 LeaseIdMismatchWithLeaseOperation (the pin must turn UNEXPECTED_PASS)",
+    description:
+      "Azurite's pinned deviation absent: renewing an Expired lease with another ID is refused 409 LeaseIdMismatchWithLeaseOperation (the pin must turn UNEXPECTED_PASS)",
     kills: [...cells("renew-other", "expired"), "blob/container-lease/state/renew-other/expired"],
     onRequest(req, state) {
       const lease = tracked(req, state);
@@ -254,11 +275,13 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "leases-state-finite-lease-copy-refused",
-    description: "Azurite's pinned deviation absent: Copy Blob onto a destination held by a finite lease is refused 412 InfiniteLeaseDurationRequired (the pin must turn UNEXPECTED_PASS)",
+    description:
+      "Azurite's pinned deviation absent: Copy Blob onto a destination held by a finite lease is refused 412 InfiniteLeaseDurationRequired (the pin must turn UNEXPECTED_PASS)",
     kills: ["blob/lease-ops/copy-blob/finite-lease"],
     onRequest(req, state) {
       const lease = tracked(req, state);
-      if (blobOp(req) === "copy-blob" && req.headers["x-ms-lease-id"] && locked(lease) && lease.finite) return errorResponse(req, 412, "InfiniteLeaseDurationRequired");
+      if (blobOp(req) === "copy-blob" && req.headers["x-ms-lease-id"] && locked(lease) && lease.finite)
+        return errorResponse(req, 412, "InfiniteLeaseDurationRequired");
     },
     onResponse: track,
   },

@@ -4,18 +4,21 @@
 import { blobOp } from "./blob-kit.ts";
 import { query, segments, toSuccess, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
-
-const isContainer = (req: ProxyRequest) => req.service === "blob" && segments(req).length === 1 && query(req).get("restype") === "container";
+const isContainer = (req: ProxyRequest) =>
+  req.service === "blob" && segments(req).length === 1 && query(req).get("restype") === "container";
 const isLease = (req: ProxyRequest) => query(req).get("comp") === "lease" && req.method === "PUT";
 const action = (req: ProxyRequest) => (req.headers["x-ms-lease-action"] ?? "").toLowerCase();
 const pathOf = (req: ProxyRequest) => segments(req).join("/");
 const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
 const code = (res: ProxyResponse) => res.headers["x-ms-error-code"] ?? /<Code>([^<]+)<\/Code>/.exec(res.body.toString("utf8"))?.[1];
 
-
 function errorResponse(req: ProxyRequest, status: number, c: string): ProxyResponse {
   const body = req.method === "HEAD" ? "" : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${c}</Code><Message>${c}</Message></Error>`;
-  return { status, headers: { "content-type": "application/xml", "x-ms-error-code": c, "x-ms-version": req.headers["x-ms-version"] ?? "" }, body: Buffer.from(body) };
+  return {
+    status,
+    headers: { "content-type": "application/xml", "x-ms-error-code": c, "x-ms-version": req.headers["x-ms-version"] ?? "" },
+    body: Buffer.from(body),
+  };
 }
 
 function fakeSuccess(req: ProxyRequest, status: number): ProxyResponse {
@@ -99,7 +102,8 @@ export const MUTANTS: Mutant[] = [
     description: "Every finite lease (15–60 s) is granted as an infinite one",
     kills: ["blob/lease/duration-range", "blob/lease/expiry-frees", "blob/container-lease/duration-range"],
     onRequest(req) {
-      if (isLease(req) && action(req) === "acquire" && req.headers["x-ms-lease-duration"] !== "-1") req.headers["x-ms-lease-duration"] = "-1";
+      if (isLease(req) && action(req) === "acquire" && req.headers["x-ms-lease-duration"] !== "-1")
+        req.headers["x-ms-lease-duration"] = "-1";
     },
   },
   {
@@ -115,7 +119,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "leases-kept-after-expiry",
-    description: "A finite lease never lapses for writers: once acquired, writes without the ID keep being refused (412) until release or break",
+    description:
+      "A finite lease never lapses for writers: once acquired, writes without the ID keep being refused (412) until release or break",
     kills: ["blob/lease/expiry-frees", "blob/lease/state/writes-on-expired"],
     onRequest(req, state) {
       const op = blobOp(req);
@@ -256,7 +261,8 @@ export const MUTANTS: Mutant[] = [
     kills: ["blob/lease/state/writes-on-broken"],
     onRequest(req, state) {
       const op = blobOp(req);
-      if (op === "put-blob" && !req.headers["x-ms-lease-id"] && state.has(`broken:${pathOf(req)}`)) return errorResponse(req, 412, "LeaseIdMissing");
+      if (op === "put-blob" && !req.headers["x-ms-lease-id"] && state.has(`broken:${pathOf(req)}`))
+        return errorResponse(req, 412, "LeaseIdMissing");
     },
     onResponse(req, res, state) {
       if (isLease(req) && ok(res)) {
@@ -279,7 +285,13 @@ export const MUTANTS: Mutant[] = [
     description: "Set Container Metadata on a leased container needs the lease ID (412 LeaseIdMissing): container writes are not shared",
     kills: ["blob/container-lease/others-shared"],
     onRequest(req, state) {
-      if (isContainer(req) && req.method === "PUT" && query(req).get("comp") === "metadata" && !req.headers["x-ms-lease-id"] && state.has(`leased:${pathOf(req)}`)) {
+      if (
+        isContainer(req) &&
+        req.method === "PUT" &&
+        query(req).get("comp") === "metadata" &&
+        !req.headers["x-ms-lease-id"] &&
+        state.has(`leased:${pathOf(req)}`)
+      ) {
         return errorResponse(req, 412, "LeaseIdMissing");
       }
     },
@@ -289,7 +301,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "leases-container-wrong-id-code-replaced",
-    description: "Container operations with a wrong lease ID are refused with LeaseNotPresentWithContainerOperation instead of LeaseIdMismatchWithContainerOperation",
+    description:
+      "Container operations with a wrong lease ID are refused with LeaseNotPresentWithContainerOperation instead of LeaseIdMismatchWithContainerOperation",
     kills: ["blob/container-lease/ops/"],
     onResponse(req, res) {
       replaceCode(res, "LeaseIdMismatchWithContainerOperation", "LeaseNotPresentWithContainerOperation");
@@ -308,7 +321,13 @@ export const MUTANTS: Mutant[] = [
     description: "Container reads carrying the holder's own lease ID are refused (412 LeaseIdMismatchWithContainerOperation)",
     kills: ["blob/container-lease/ops/get-container-metadata/with-id", "blob/container-lease/ops/get-container-acl/with-id"],
     onRequest(req) {
-      if (isContainer(req) && req.method === "GET" && query(req).get("comp") && query(req).get("comp") !== "list" && req.headers["x-ms-lease-id"]) {
+      if (
+        isContainer(req) &&
+        req.method === "GET" &&
+        query(req).get("comp") &&
+        query(req).get("comp") !== "list" &&
+        req.headers["x-ms-lease-id"]
+      ) {
         return errorResponse(req, 412, "LeaseIdMismatchWithContainerOperation");
       }
     },

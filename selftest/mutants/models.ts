@@ -41,7 +41,8 @@ function lostUpdate(name: string, description: string, kills: string, isWrite: (
   };
 }
 
-const isBlobPut = (req: ProxyRequest) => req.service === "blob" && req.method === "PUT" && segments(req).length === 2 && !req.url.includes("comp=");
+const isBlobPut = (req: ProxyRequest) =>
+  req.service === "blob" && req.method === "PUT" && segments(req).length === 2 && !req.url.includes("comp=");
 const isEntityPut = (req: ProxyRequest) => req.service === "table" && req.method === "PUT" && /\(PartitionKey=/.test(req.url);
 
 export const MUTANTS: Mutant[] = [
@@ -103,13 +104,15 @@ export const MUTANTS: Mutant[] = [
 
 // ---- blob/lease/model ----
 
-const isBlobLease = (req: ProxyRequest) => req.service === "blob" && req.method === "PUT" && req.url.includes("comp=lease") && segments(req).length === 2;
+const isBlobLease = (req: ProxyRequest) =>
+  req.service === "blob" && req.method === "PUT" && req.url.includes("comp=lease") && segments(req).length === 2;
 const leaseVerb = (req: ProxyRequest) => (req.headers["x-ms-lease-action"] ?? "").toLowerCase();
 
 MUTANTS.push(
   {
     name: "model-lease-write-drops-lease",
-    description: "Put Blob with the lease ID on a leased blob succeeds but the lease is gone afterwards: reads report it available (Azurite#618, lease reset by an overwrite)",
+    description:
+      "Put Blob with the lease ID on a leased blob succeeds but the lease is gone afterwards: reads report it available (Azurite#618, lease reset by an overwrite)",
     kills: ["blob/lease/model"],
     killRate: RATE,
     onResponse(req, res, state) {
@@ -125,7 +128,8 @@ MUTANTS.push(
   },
   {
     name: "model-lease-renew-after-write",
-    description: "Renew with the last lease's ID succeeds on an expired lease even after the blob was written without a lease ID since (Azurite before 3.31.0, Azurite#2352)",
+    description:
+      "Renew with the last lease's ID succeeds on an expired lease even after the blob was written without a lease ID since (Azurite before 3.31.0, Azurite#2352)",
     kills: ["blob/lease/model"],
     killRate: RATE,
     onResponse(req, res, state) {
@@ -136,9 +140,15 @@ MUTANTS.push(
         state.delete(`expired:${k}`);
         state.delete(`written:${k}`);
       }
-      if ((req.method === "HEAD" || req.method === "GET") && ok(res) && res.headers["x-ms-lease-state"] === "expired") state.set(`expired:${k}`, true);
+      if ((req.method === "HEAD" || req.method === "GET") && ok(res) && res.headers["x-ms-lease-state"] === "expired")
+        state.set(`expired:${k}`, true);
       if (isBlobPut(req) && ok(res) && !req.headers["x-ms-lease-id"] && state.get(`expired:${k}`)) state.set(`written:${k}`, true);
-      if (verb === "renew" && res.status === 409 && state.get(`written:${k}`) && req.headers["x-ms-lease-id"] === state.get(`holder:${k}`)) {
+      if (
+        verb === "renew" &&
+        res.status === 409 &&
+        state.get(`written:${k}`) &&
+        req.headers["x-ms-lease-id"] === state.get(`holder:${k}`)
+      ) {
         toSuccess(res, 200, { "x-ms-lease-id": req.headers["x-ms-lease-id"] });
       }
     },
@@ -161,7 +171,8 @@ MUTANTS.push(
   },
   {
     name: "model-container-lease-metadata-write-drops-lease",
-    description: "Set Container Metadata on a leased container (shared, no ID needed) succeeds but the lease is gone afterwards: Get Container Properties reports it available",
+    description:
+      "Set Container Metadata on a leased container (shared, no ID needed) succeeds but the lease is gone afterwards: Get Container Properties reports it available",
     kills: ["blob/lease/model"],
     killRate: RATE,
     onResponse(req, res, state) {

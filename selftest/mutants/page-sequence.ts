@@ -8,7 +8,8 @@ import { conditionMutants } from "./condition-kit.ts";
 import { operation, query, type ClaimTable, type Mutant, type ProxyRequest } from "./types.ts";
 
 const name = (cell: SequenceCell) => `seq-${cell.write.slug}-${cell.condition.slug}`;
-const isWrite = (cell: SequenceCell, req: ProxyRequest) => operation(req) === "Put Page" && req.headers["x-ms-page-write"] === cell.write.write && req.headers[cell.condition.header] !== undefined;
+const isWrite = (cell: SequenceCell, req: ProxyRequest) =>
+  operation(req) === "Put Page" && req.headers["x-ms-page-write"] === cell.write.write && req.headers[cell.condition.header] !== undefined;
 
 /** Shifts the value so the comparison is off by one at the boundary the cell sends. */
 function offByOne(cell: SequenceCell): Mutant {
@@ -34,17 +35,35 @@ function offByOne(cell: SequenceCell): Mutant {
 const cells = SEQUENCE_CELLS.map((cell) => ({
   cell,
   mutants: [
-    ...conditionMutants({ row: cell.id, name: name(cell), operation: "Put Page", header: cell.condition.header, status: 412, code: "SequenceNumberConditionNotMet", failing: true, holding: true }).map((m) => ({
+    ...conditionMutants({
+      row: cell.id,
+      name: name(cell),
+      operation: "Put Page",
+      header: cell.condition.header,
+      status: 412,
+      code: "SequenceNumberConditionNotMet",
+      failing: true,
+      holding: true,
+    }).map((m) => ({
       ...m,
       // Update and clear are one operation: each cell's mutants act on its own page write only.
-      onRequest: m.onRequest && ((req: ProxyRequest, s: Map<string, unknown>) => (req.headers["x-ms-page-write"] === cell.write.write ? m.onRequest!(req, s) : undefined)),
-      onResponse: m.onResponse && ((req: ProxyRequest, res: Parameters<NonNullable<Mutant["onResponse"]>>[1], s: Map<string, unknown>) => (req.headers["x-ms-page-write"] === cell.write.write ? m.onResponse!(req, res, s) : undefined)),
+      onRequest:
+        m.onRequest &&
+        ((req: ProxyRequest, s: Map<string, unknown>) =>
+          req.headers["x-ms-page-write"] === cell.write.write ? m.onRequest!(req, s) : undefined),
+      onResponse:
+        m.onResponse &&
+        ((req: ProxyRequest, res: Parameters<NonNullable<Mutant["onResponse"]>>[1], s: Map<string, unknown>) =>
+          req.headers["x-ms-page-write"] === cell.write.write ? m.onResponse!(req, res, s) : undefined),
     })),
     offByOne(cell),
   ],
 }));
 
-const action = (req: ProxyRequest) => (operation(req) === "Set Blob Properties" && query(req).get("comp") === "properties" ? req.headers["x-ms-sequence-number-action"] : undefined);
+const action = (req: ProxyRequest) =>
+  operation(req) === "Set Blob Properties" && query(req).get("comp") === "properties"
+    ? req.headers["x-ms-sequence-number-action"]
+    : undefined;
 const A = `${S}action/`;
 
 /** Hand-written: the actions of Set Blob Properties. */
@@ -54,7 +73,8 @@ const ACTIONS: Mutant[] = [
     description: "Set Blob Properties, increment answers 200 but leaves the number (forwarded as a Set Blob Properties without the action)",
     kills: [`${A}increment`, `${S}optimistic-flow`],
     onRequest(req) {
-      if (action(req) === "increment" && req.headers["x-ms-blob-sequence-number"] === undefined) delete req.headers["x-ms-sequence-number-action"];
+      if (action(req) === "increment" && req.headers["x-ms-blob-sequence-number"] === undefined)
+        delete req.headers["x-ms-sequence-number-action"];
     },
   },
   {
@@ -81,16 +101,14 @@ const ACTIONS: Mutant[] = [
       if (action(req) === "increment") delete req.headers["x-ms-blob-sequence-number"];
     },
   },
-  ...(["update", "max"] as const).map(
-    (a): Mutant => ({
-      name: `seq-${a}-without-number-accepted`,
-      description: `Set Blob Properties, ${a} without a number is accepted (as if it named 7)`,
-      kills: [`${A}${a}-without-number`],
-      onRequest(req) {
-        if (action(req) === a && req.headers["x-ms-blob-sequence-number"] === undefined) req.headers["x-ms-blob-sequence-number"] = "7";
-      },
-    }),
-  ),
+  ...(["update", "max"] as const).map((a): Mutant => ({
+    name: `seq-${a}-without-number-accepted`,
+    description: `Set Blob Properties, ${a} without a number is accepted (as if it named 7)`,
+    kills: [`${A}${a}-without-number`],
+    onRequest(req) {
+      if (action(req) === a && req.headers["x-ms-blob-sequence-number"] === undefined) req.headers["x-ms-blob-sequence-number"] = "7";
+    },
+  })),
 ];
 
 export const MUTANTS: Mutant[] = [...cells.flatMap((c) => c.mutants), ...ACTIONS];
@@ -99,6 +117,10 @@ export const CLAIM_TABLES: ClaimTable[] = [
   {
     table: "X-S Page-blob sequence numbers",
     kind: "sequence-number conditions",
-    claims: cells.map(({ cell, mutants }) => ({ claim: `${cell.write.operation} (${cell.write.write}), ${cell.condition.header}`, row: cell.id, mutants: mutants.map((m) => m.name) })),
+    claims: cells.map(({ cell, mutants }) => ({
+      claim: `${cell.write.operation} (${cell.write.write}), ${cell.condition.header}`,
+      row: cell.id,
+      mutants: mutants.map((m) => m.name),
+    })),
   },
 ];

@@ -11,7 +11,8 @@ import { query, segments, type ClaimTable, type Mutant, type MutantState, type P
 const STALE_ENTITY_ETAG = `W/"datetime'2000-01-01T00%3A00%3A00.0000000Z'"`;
 const ok = (res: ProxyResponse) => res.status >= 200 && res.status < 300;
 const reads = (p: PathClaim, req: ProxyRequest) =>
-  req.service === p.service && p.reads({ method: req.method, path: "/" + segments(req).join("/"), query: query(req), header: (n) => req.headers[n.toLowerCase()] });
+  req.service === p.service &&
+  p.reads({ method: req.method, path: "/" + segments(req).join("/"), query: query(req), header: (n) => req.headers[n.toLowerCase()] });
 const slug = (p: PathClaim) => p.id.slice(p.id.lastIndexOf("/") + 1);
 const fieldSlug = (f: PathField) => f.name.toLowerCase().replace(/[^a-z0-9]+/g, "-");
 
@@ -31,7 +32,9 @@ function relist(p: PathClaim, res: ProxyResponse, fn: (items: { key: string; xml
   const { element } = p.items!;
   const all = itemsOf(p, body);
   const wrapper = p.items!.element === "QueueMessage" ? "QueueMessagesList" : `${element}s`;
-  const next = fn(all).map((i) => i.xml).join("");
+  const next = fn(all)
+    .map((i) => i.xml)
+    .join("");
   const re = new RegExp(`<${wrapper}\\s*/>|<${wrapper}>[\\s\\S]*</${wrapper}>`);
   res.body = Buffer.from(re.test(body) ? body.replace(re, `<${wrapper}>${next}</${wrapper}>`) : body);
 }
@@ -70,7 +73,8 @@ function stale(p: PathClaim, f: PathField): Mutant {
       kills,
       cell: p.id,
       onResponse(req, res) {
-        if (reads(p, req) && ok(res)) res.body = Buffer.from(res.body.toString("utf8").replace(/^ETag:[^\r\n]*/gim, `ETag: ${STALE_ENTITY_ETAG}`));
+        if (reads(p, req) && ok(res))
+          res.body = Buffer.from(res.body.toString("utf8").replace(/^ETag:[^\r\n]*/gim, `ETag: ${STALE_ENTITY_ETAG}`));
       },
     };
   }
@@ -122,11 +126,17 @@ const deletedStillListed = (p: PathClaim) =>
   });
 
 const newMissing = (p: PathClaim) =>
-  relisting(p, "new-missing", "an item is missing from the first listing it should appear in", (now, known) => now.filter((i) => known.has(i.key)));
+  relisting(p, "new-missing", "an item is missing from the first listing it should appear in", (now, known) =>
+    now.filter((i) => known.has(i.key)),
+  );
 
 const GENERATED = PATHS.map((p) => ({
   p,
-  mutants: [...p.fields.map((f) => stale(p, f)), ...(p.items ? [newMissing(p)] : []), ...(p.items?.deletedGone ? [deletedStillListed(p)] : [])],
+  mutants: [
+    ...p.fields.map((f) => stale(p, f)),
+    ...(p.items ? [newMissing(p)] : []),
+    ...(p.items?.deletedGone ? [deletedStillListed(p)] : []),
+  ],
 }));
 
 export const MUTANTS: Mutant[] = GENERATED.flatMap((g) => g.mutants);

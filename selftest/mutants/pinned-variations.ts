@@ -17,7 +17,14 @@ const breakOnFinite = (resource: "blob" | "container"): Mutant => ({
   kills: [resource === "blob" ? "blob/lease/state/break-period-61" : "blob/container-lease/state/break-period-61"],
   onRequest(req, state) {
     const lease = tracked(req, state);
-    if (isLease(req) && isContainer(req) === (resource === "container") && action(req) === "break" && req.headers["x-ms-lease-break-period"] === "61" && lease.state === "leased" && lease.finite) {
+    if (
+      isLease(req) &&
+      isContainer(req) === (resource === "container") &&
+      action(req) === "break" &&
+      req.headers["x-ms-lease-break-period"] === "61" &&
+      lease.state === "leased" &&
+      lease.finite
+    ) {
       req.headers["x-ms-lease-break-period"] = "60";
     }
   },
@@ -29,7 +36,8 @@ export const MUTANTS: Mutant[] = [
   breakOnFinite("container"),
   {
     name: "pinned-variation-snapshot-if-match-with-lease",
-    description: "Snapshot Blob with the lease ID ignores a failing If-Match (the snapshot is taken), beside the If-None-Match and If-Modified-Since pinned",
+    description:
+      "Snapshot Blob with the lease ID ignores a failing If-Match (the snapshot is taken), beside the If-None-Match and If-Modified-Since pinned",
     kills: ["blob/lease-ops/snapshot-blob/conditions-with-id"],
     onRequest(req) {
       if (blobOp(req) === "snapshot-blob" && req.headers["x-ms-lease-id"] && req.headers["if-match"]) delete req.headers["if-match"];

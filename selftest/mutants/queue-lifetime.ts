@@ -21,7 +21,11 @@ function withoutParameter(req: ProxyRequest, name: string): void {
 /** Rewrites the DequeueCount of each message of a Get or Peek Messages answer. */
 function rewriteCounts(res: ProxyResponse, fn: (id: string, count: number) => number): void {
   if (res.status !== 200) return;
-  res.body = Buffer.from(res.body.toString("utf8").replace(MESSAGE, (m) => m.replace(/<DequeueCount>\d+<\/DequeueCount>/, `<DequeueCount>${fn(idOf(m), countOf(m))}</DequeueCount>`)));
+  res.body = Buffer.from(
+    res.body
+      .toString("utf8")
+      .replace(MESSAGE, (m) => m.replace(/<DequeueCount>\d+<\/DequeueCount>/, `<DequeueCount>${fn(idOf(m), countOf(m))}</DequeueCount>`)),
+  );
 }
 
 const isDequeue = (req: ProxyRequest) => operation(req) === "Get Messages";
@@ -47,7 +51,8 @@ export function endsAfterExpiry(req: ProxyRequest, state: MutantState): boolean 
 export const MUTANTS: Mutant[] = [
   {
     name: "queue-update-beyond-expiry-refused-but-applied",
-    description: "Update Message whose visibility timeout would end after the message's ExpirationTime answers 400, yet the update is applied (new text, hidden for the timeout asked)",
+    description:
+      "Update Message whose visibility timeout would end after the message's ExpirationTime answers 400, yet the update is applied (new text, hidden for the timeout asked)",
     kills: ["queue/update-message/visibility-beyond-expiry"],
     onResponse(req, res, state) {
       if (operation(req) === "Put Message") rememberExpiry(res, state);
@@ -56,7 +61,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "queue-put-beyond-ttl-refused-but-enqueued",
-    description: "Put Message with a visibility timeout greater than its time to live answers 400, yet the message is enqueued (without the time to live) and delivered once the timeout ends",
+    description:
+      "Put Message with a visibility timeout greater than its time to live answers 400, yet the message is enqueued (without the time to live) and delivered once the timeout ends",
     kills: ["queue/put-message/visibility-below-ttl"],
     onRequest(req, state) {
       if (operation(req) !== "Put Message") return;
@@ -72,7 +78,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "queue-message-ttl-ignored",
-    description: "Put Message ignores messagettl: every message lives the default 7 days (and -1 reads as 7 days), so nothing expires and no limit follows from the time to live",
+    description:
+      "Put Message ignores messagettl: every message lives the default 7 days (and -1 reads as 7 days), so nothing expires and no limit follows from the time to live",
     kills: [
       "queue/message-ttl/expiry",
       "queue/message-ttl/expires-while-invisible",
@@ -86,7 +93,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: "queue-put-visibility-ignored",
-    description: "Put Message ignores visibilitytimeout: the message is visible at once (its answer still states the TimeNextVisible asked)",
+    description:
+      "Put Message ignores visibilitytimeout: the message is visible at once (its answer still states the TimeNextVisible asked)",
     kills: ["queue/put-message/initial-invisibility"],
     onRequest(req, state) {
       if (operation(req) !== "Put Message" || !query(req).has("visibilitytimeout")) return;
@@ -98,16 +106,25 @@ export const MUTANTS: Mutant[] = [
       const asked = state.get(`asked ${req.url}`) as number | undefined;
       if (asked === undefined || res.status !== 201) return;
       const later = (v: string) => new Date(Date.parse(v) + asked * 1000).toUTCString();
-      res.body = Buffer.from(res.body.toString("utf8").replace(/<TimeNextVisible>([^<]*)<\/TimeNextVisible>/, (_, v: string) => `<TimeNextVisible>${later(v)}</TimeNextVisible>`));
+      res.body = Buffer.from(
+        res.body
+          .toString("utf8")
+          .replace(/<TimeNextVisible>([^<]*)<\/TimeNextVisible>/, (_, v: string) => `<TimeNextVisible>${later(v)}</TimeNextVisible>`),
+      );
     },
   },
   {
     name: "queue-clear-spares-messages",
-    description: "Clear Messages answers 204 but removes nothing: a dequeued (invisible) message survives it, its receipt still works, and it comes back",
+    description:
+      "Clear Messages answers 204 but removes nothing: a dequeued (invisible) message survives it, its receipt still works, and it comes back",
     kills: ["queue/clear-messages/includes-invisible"],
     onRequest(req) {
       if (operation(req) !== "Clear Messages") return;
-      return { status: 204, headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() }, body: Buffer.alloc(0) };
+      return {
+        status: 204,
+        headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
+        body: Buffer.alloc(0),
+      };
     },
   },
   {

@@ -31,8 +31,9 @@ const idOfReq = (req: ProxyRequest) => segments(req)[2];
 
 const MESSAGE = /<QueueMessage>[\s\S]*?<\/QueueMessage>/g;
 const field = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
-const withField = (xml: string, name: string, value: string) => xml.replace(new RegExp(`<${name}>[^<]*</${name}>`), `<${name}>${value}</${name}>`);
-const messagesOf = (res: ProxyResponse) => (res.status === 200 ? res.body.toString("utf8").match(MESSAGE) ?? [] : []);
+const withField = (xml: string, name: string, value: string) =>
+  xml.replace(new RegExp(`<${name}>[^<]*</${name}>`), `<${name}>${value}</${name}>`);
+const messagesOf = (res: ProxyResponse) => (res.status === 200 ? (res.body.toString("utf8").match(MESSAGE) ?? []) : []);
 
 function setMessages(res: ProxyResponse, messages: string[]): void {
   const body = res.body.toString("utf8");
@@ -57,7 +58,11 @@ function messagesAnswer(req: ProxyRequest, messages: string[], date: Date): Prox
 /** A 204 the proxy answers itself (the request is not forwarded). */
 const noContent = (req: ProxyRequest): ProxyResponse => ({
   status: 204,
-  headers: { "x-ms-version": req.headers["x-ms-version"] ?? "2025-11-05", "x-ms-request-id": crypto.randomUUID(), date: new Date().toUTCString() },
+  headers: {
+    "x-ms-version": req.headers["x-ms-version"] ?? "2025-11-05",
+    "x-ms-request-id": crypto.randomUUID(),
+    date: new Date().toUTCString(),
+  },
   body: Buffer.alloc(0),
 });
 
@@ -279,7 +284,10 @@ export const MUTANTS: Mutant[] = [
       if (opOf(req) === "get" && ok(res)) {
         // Each delivery of such a message states the ExpirationTime its put was answered with.
         const stated = (m: string) => state.get(`expires:${field(m, "MessageId")}`) as string | undefined;
-        setMessages(res, messagesOf(res).map((m) => (stated(m) ? withField(m, "ExpirationTime", stated(m)!) : m)));
+        setMessages(
+          res,
+          messagesOf(res).map((m) => (stated(m) ? withField(m, "ExpirationTime", stated(m)!) : m)),
+        );
         return;
       }
       const ttl = asked.get(req);
@@ -292,7 +300,8 @@ export const MUTANTS: Mutant[] = [
   }))(),
   {
     name: "queue-model-clear-ignored",
-    description: "Clear Messages answers 204 but removes nothing (the invisible messages it should have taken come back, the visible ones stay)",
+    description:
+      "Clear Messages answers 204 but removes nothing (the invisible messages it should have taken come back, the visible ones stay)",
     kills: KILLS,
     killRate: RATE,
     onRequest(req) {

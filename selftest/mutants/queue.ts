@@ -2,7 +2,15 @@
 // documented deviation per row, each named with the rows that must catch it.
 import { query, segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
-type QueueOp = "get-messages" | "peek" | "update-message" | "delete-message" | "set-metadata" | "set-acl" | "get-service-properties" | "set-service-properties";
+type QueueOp =
+  | "get-messages"
+  | "peek"
+  | "update-message"
+  | "delete-message"
+  | "set-metadata"
+  | "set-acl"
+  | "get-service-properties"
+  | "set-service-properties";
 
 function queueOp(req: ProxyRequest): QueueOp | undefined {
   if (req.service !== "queue") return undefined;
@@ -11,9 +19,11 @@ function queueOp(req: ProxyRequest): QueueOp | undefined {
   if (seg.length === 0 && q.get("restype") === "service" && q.get("comp") === "properties") {
     return req.method === "GET" ? "get-service-properties" : req.method === "PUT" ? "set-service-properties" : undefined;
   }
-  if (seg.length === 1 && req.method === "PUT") return q.get("comp") === "metadata" ? "set-metadata" : q.get("comp") === "acl" ? "set-acl" : undefined;
+  if (seg.length === 1 && req.method === "PUT")
+    return q.get("comp") === "metadata" ? "set-metadata" : q.get("comp") === "acl" ? "set-acl" : undefined;
   if (seg.length === 2 && seg[1] === "messages" && req.method === "GET") return q.get("peekonly") === "true" ? "peek" : "get-messages";
-  if (seg.length === 3 && seg[1] === "messages") return req.method === "PUT" ? "update-message" : req.method === "DELETE" ? "delete-message" : undefined;
+  if (seg.length === 3 && seg[1] === "messages")
+    return req.method === "PUT" ? "update-message" : req.method === "DELETE" ? "delete-message" : undefined;
   return undefined;
 }
 
@@ -30,7 +40,10 @@ function rewriteMessages(res: ProxyResponse, fn: (messages: string[]) => string[
   const body = res.body.toString("utf8");
   const messages = body.match(MESSAGE) ?? [];
   const next = fn(messages).join("");
-  const list = body.replace(/<QueueMessagesList\s*\/>|<QueueMessagesList>[\s\S]*<\/QueueMessagesList>/, `<QueueMessagesList>${next}</QueueMessagesList>`);
+  const list = body.replace(
+    /<QueueMessagesList\s*\/>|<QueueMessagesList>[\s\S]*<\/QueueMessagesList>/,
+    `<QueueMessagesList>${next}</QueueMessagesList>`,
+  );
   res.body = Buffer.from(list);
 }
 
@@ -57,7 +70,8 @@ function trackReceipts(req: ProxyRequest, res: ProxyResponse, state: MutantState
       if (r) state.set(`receipt ${idOf(m)}`, r);
     }
   }
-  if (is(req, "update-message") && ok(res) && res.headers["x-ms-popreceipt"]) state.set(`receipt ${segments(req)[2]}`, res.headers["x-ms-popreceipt"]);
+  if (is(req, "update-message") && ok(res) && res.headers["x-ms-popreceipt"])
+    state.set(`receipt ${segments(req)[2]}`, res.headers["x-ms-popreceipt"]);
 }
 
 /** Replaces a Delete / Update Message's receipt with the message's current one; true when it did. */
@@ -82,7 +96,12 @@ export const MUTANTS: Mutant[] = [
     onResponse(req, res) {
       if (!is(req, "peek")) return;
       rewriteMessages(res, (ms) =>
-        ms.map((m) => m.replace(/<\/MessageId>/, `</MessageId><PopReceipt>AgAAAAMAAAAAAAAA</PopReceipt><TimeNextVisible>${new Date().toUTCString()}</TimeNextVisible>`)),
+        ms.map((m) =>
+          m.replace(
+            /<\/MessageId>/,
+            `</MessageId><PopReceipt>AgAAAAMAAAAAAAAA</PopReceipt><TimeNextVisible>${new Date().toUTCString()}</TimeNextVisible>`,
+          ),
+        ),
       );
     },
   },
@@ -142,8 +161,13 @@ export const MUTANTS: Mutant[] = [
     // Answers exactly as the embedded Azurite does (400 PopReceiptMismatch, its
     // pinned deviation), so only the rows' read-back of the message can catch it.
     name: "queue-stale-receipt-applied",
-    description: "Delete / Update Message with a stale pop receipt answer 400 PopReceiptMismatch but are applied all the same (deleted, updated)",
-    kills: ["queue/delete-message/requires-pop-receipt", "queue/delete-message/requires-pop-receipt/stale-receipt-code", "queue/update-message/last-writer-wins"],
+    description:
+      "Delete / Update Message with a stale pop receipt answer 400 PopReceiptMismatch but are applied all the same (deleted, updated)",
+    kills: [
+      "queue/delete-message/requires-pop-receipt",
+      "queue/delete-message/requires-pop-receipt/stale-receipt-code",
+      "queue/update-message/last-writer-wins",
+    ],
     onRequest(req, state) {
       if (useCurrentReceipt(req, state)) staleApplied.add(req);
     },
@@ -172,7 +196,10 @@ export const MUTANTS: Mutant[] = [
     description: "DequeueCount stays at 1 however often a message is redelivered",
     kills: ["queue/dequeue-count"],
     onResponse(req, res) {
-      if (is(req, "get-messages", "peek")) rewriteMessages(res, (ms) => ms.map((m) => m.replace(/<DequeueCount>([1-9]\d*)<\/DequeueCount>/, "<DequeueCount>1</DequeueCount>")));
+      if (is(req, "get-messages", "peek"))
+        rewriteMessages(res, (ms) =>
+          ms.map((m) => m.replace(/<DequeueCount>([1-9]\d*)<\/DequeueCount>/, "<DequeueCount>1</DequeueCount>")),
+        );
     },
   },
   {

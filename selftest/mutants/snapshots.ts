@@ -21,7 +21,8 @@ export const MUTANTS: Mutant[] = [
     description: "Get Blob on ?snapshot= is served from the base (the snapshot parameter dropped)",
     kills: [`${N}immutable`],
     onRequest(req) {
-      if (req.method === "GET" && onSnapshot(req) && operation(req) === "Get Blob") req.url = req.url.replace(/([?&])snapshot=[^&]*&?/, "$1").replace(/[?&]$/, "");
+      if (req.method === "GET" && onSnapshot(req) && operation(req) === "Get Blob")
+        req.url = req.url.replace(/([?&])snapshot=[^&]*&?/, "$1").replace(/[?&]$/, "");
     },
   },
   {
@@ -29,7 +30,8 @@ export const MUTANTS: Mutant[] = [
     description: "Get Blob Properties on a snapshot of a leased base reports the base's lease",
     kills: [`${N}no-lease-copied`],
     onResponse(req, res) {
-      if (req.method === "HEAD" && onSnapshot(req) && res.status === 200) Object.assign(res.headers, { "x-ms-lease-state": "leased", "x-ms-lease-status": "locked" });
+      if (req.method === "HEAD" && onSnapshot(req) && res.status === 200)
+        Object.assign(res.headers, { "x-ms-lease-state": "leased", "x-ms-lease-status": "locked" });
     },
   },
   {
@@ -38,7 +40,15 @@ export const MUTANTS: Mutant[] = [
     kills: [`${N}lease-refused`],
     onRequest(req) {
       if (onSnapshot(req) && operation(req).startsWith("Lease Blob")) {
-        return { status: 201, headers: { "x-ms-lease-id": req.headers["x-ms-proposed-lease-id"] ?? "", "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() }, body: Buffer.alloc(0) };
+        return {
+          status: 201,
+          headers: {
+            "x-ms-lease-id": req.headers["x-ms-proposed-lease-id"] ?? "",
+            "x-ms-version": req.headers["x-ms-version"] ?? "",
+            date: new Date().toUTCString(),
+          },
+          body: Buffer.alloc(0),
+        };
       }
     },
   },
@@ -47,7 +57,8 @@ export const MUTANTS: Mutant[] = [
     description: "Delete Blob without x-ms-delete-snapshots deletes the base and its snapshots (as with include)",
     kills: [`${N}delete-base-needs-option`],
     onRequest(req) {
-      if (operation(req) === "Delete Blob" && !onSnapshot(req) && !req.headers["x-ms-delete-snapshots"]) req.headers["x-ms-delete-snapshots"] = "include";
+      if (operation(req) === "Delete Blob" && !onSnapshot(req) && !req.headers["x-ms-delete-snapshots"])
+        req.headers["x-ms-delete-snapshots"] = "include";
     },
   },
   {
@@ -55,7 +66,8 @@ export const MUTANTS: Mutant[] = [
     description: "Delete Blob with x-ms-delete-snapshots: only deletes the base too (as with include)",
     kills: [`${N}delete-base-needs-option`],
     onRequest(req) {
-      if (operation(req) === "Delete Blob" && req.headers["x-ms-delete-snapshots"] === "only") req.headers["x-ms-delete-snapshots"] = "include";
+      if (operation(req) === "Delete Blob" && req.headers["x-ms-delete-snapshots"] === "only")
+        req.headers["x-ms-delete-snapshots"] = "include";
     },
   },
   {
@@ -67,4 +79,3 @@ export const MUTANTS: Mutant[] = [
     },
   },
 ];
-

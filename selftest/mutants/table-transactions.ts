@@ -29,7 +29,8 @@ function rewriteTimestamps(res: ProxyResponse, fn: (key: string, ts: string) => 
 export const MUTANTS: Mutant[] = [
   {
     name: "table-batch-applies-all-but-failing",
-    description: "A transaction applies every operation that succeeds on its own and reports the failing one: operations before and after a stale If-Match are committed",
+    description:
+      "A transaction applies every operation that succeeds on its own and reports the failing one: operations before and after a stale If-Match are committed",
     kills: ["table/batch/atomic-any-position", "table/batch/atomic-on-412"],
     onRequest(req) {
       if (!is(req, "batch")) return;
@@ -37,7 +38,10 @@ export const MUTANTS: Mutant[] = [
       const failing = parsed?.ops.findIndex(conditional) ?? -1;
       if (!parsed || failing < 0 || parsed.ops.length < 2) return;
       req.headers[PARTIAL] = String(failing);
-      req.body = rebuilt(parsed, parsed.ops.filter((_, i) => i !== failing));
+      req.body = rebuilt(
+        parsed,
+        parsed.ops.filter((_, i) => i !== failing),
+      );
     },
     onResponse: reportFailureAtMark,
   },

@@ -78,7 +78,12 @@ export function reportFailureAtMark(req: ProxyRequest, res: ProxyResponse): void
 function failedBatch(index: number): Buffer {
   const b = `batchresponse_${randomUUID()}`;
   const c = `changesetresponse_${randomUUID()}`;
-  const error = JSON.stringify({ "odata.error": { code: "UpdateConditionNotSatisfied", message: { lang: "en-US", value: `${index}:The update condition specified in the request was not satisfied.` } } });
+  const error = JSON.stringify({
+    "odata.error": {
+      code: "UpdateConditionNotSatisfied",
+      message: { lang: "en-US", value: `${index}:The update condition specified in the request was not satisfied.` },
+    },
+  });
   return Buffer.from(
     [
       `--${b}`,

@@ -15,12 +15,26 @@ const LACKS = [...EMBEDDED_LACKS, "Put Page From URL"];
 
 const claims = TAG_CLAIMS.filter((c) => !LACKS.includes(c.operation)).map((claim) => ({
   claim,
-  mutants: conditionMutants({ row: claim.row, name: `tags-${claim.slug}`, operation: claim.operation, matches: (req) => isClaimOp(claim, req), header: IF_TAGS, status: 412, code: "ConditionNotMet", failing: true, holding: true }),
+  mutants: conditionMutants({
+    row: claim.row,
+    name: `tags-${claim.slug}`,
+    operation: claim.operation,
+    matches: (req) => isClaimOp(claim, req),
+    header: IF_TAGS,
+    status: 412,
+    code: "ConditionNotMet",
+    failing: true,
+    holding: true,
+  }),
 }));
 
 const isSetTags = (req: ProxyRequest) => operation(req) === "Set Blob Tags";
 const isCopy = (req: ProxyRequest) => operation(req) === "Copy Blob";
-const noContent = (req: ProxyRequest) => ({ status: 204, headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() }, body: Buffer.alloc(0) });
+const noContent = (req: ProxyRequest) => ({
+  status: 204,
+  headers: { "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
+  body: Buffer.alloc(0),
+});
 
 /** A target that refuses every request of an operation carrying a predicate: the rows Azurite fails at their first step then fail at a later one. */
 const refusesEveryPredicate = (name: string, what: string, row: string, is: (req: ProxyRequest) => boolean): Mutant => ({
@@ -34,8 +48,18 @@ const refusesEveryPredicate = (name: string, what: string, row: string, is: (req
 
 const HAND: Mutant[] = [
   refusesEveryPredicate("tags-set-tags-true-refused", "Set Blob Tags", `${T}if-tags/set-blob-tags`, isSetTags),
-  refusesEveryPredicate("tags-set-tier-true-refused", "Set Blob Tier", `${T}if-tags/set-blob-tier`, (req) => operation(req) === "Set Blob Tier"),
-  refusesEveryPredicate("tags-metadata-true-refused", "Set Blob Metadata", `${T}if-tags/with-etag-conditions`, (req) => operation(req) === "Set Blob Metadata"),
+  refusesEveryPredicate(
+    "tags-set-tier-true-refused",
+    "Set Blob Tier",
+    `${T}if-tags/set-blob-tier`,
+    (req) => operation(req) === "Set Blob Tier",
+  ),
+  refusesEveryPredicate(
+    "tags-metadata-true-refused",
+    "Set Blob Metadata",
+    `${T}if-tags/with-etag-conditions`,
+    (req) => operation(req) === "Set Blob Metadata",
+  ),
   {
     name: "tags-find-refused",
     description: "Find Blobs by Tags is refused (403 AuthorizationPermissionMismatch)",
@@ -103,6 +127,10 @@ export const CLAIM_TABLES: ClaimTable[] = [
   {
     table: "X-T Blob index tag conditions",
     kind: "x-ms-if-tags",
-    claims: claims.map(({ claim, mutants }) => ({ claim: `${claim.operation}, a false predicate → 412`, row: claim.row, mutants: mutants.map((m) => m.name) })),
+    claims: claims.map(({ claim, mutants }) => ({
+      claim: `${claim.operation}, a false predicate → 412`,
+      row: claim.row,
+      mutants: mutants.map((m) => m.name),
+    })),
   },
 ];

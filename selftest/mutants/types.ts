@@ -91,7 +91,10 @@ export function toSuccess(res: ProxyResponse, status = 200, extra: Record<string
 /** The REST operation of a proxied request (fixtures/wire/operations.ts; the proxy sees the emulator's path-style URLs). */
 export function operation(req: ProxyRequest): string {
   const u = new URL(req.url, "http://x");
-  return operationOf({ service: req.service, method: req.method, path: u.pathname, query: u.searchParams, header: (n) => req.headers[n.toLowerCase()] }, "/devstoreaccount1");
+  return operationOf(
+    { service: req.service, method: req.method, path: u.pathname, query: u.searchParams, header: (n) => req.headers[n.toLowerCase()] },
+    "/devstoreaccount1",
+  );
 }
 
 /** An error answer in the service's own format (JSON for the table service, XML otherwise), as a target gives it. */
@@ -105,7 +108,12 @@ export function errorAnswer(req: ProxyRequest, status: number, code: string): Pr
         : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`;
   return {
     status,
-    headers: { "content-type": table ? "application/json;odata=minimalmetadata" : "application/xml", "x-ms-error-code": code, "x-ms-version": req.headers["x-ms-version"] ?? "", date: new Date().toUTCString() },
+    headers: {
+      "content-type": table ? "application/json;odata=minimalmetadata" : "application/xml",
+      "x-ms-error-code": code,
+      "x-ms-version": req.headers["x-ms-version"] ?? "",
+      date: new Date().toUTCString(),
+    },
     body: Buffer.from(body),
   };
 }

@@ -85,7 +85,11 @@ export const CLAIM_TABLES: ClaimTable[] = [
     kind: "a new ETag, a later Last-Modified",
     claims: GENERATED.flatMap(({ w, mutants }) => [
       { claim: `${w.operation}: a new ETag`, row: row(w), mutants: [mutants[0].name] },
-      { claim: `${w.operation}: a later ${w.resource === "entity" ? "Timestamp" : "Last-Modified"}`, row: row(w), mutants: [mutants[1].name] },
+      {
+        claim: `${w.operation}: a later ${w.resource === "entity" ? "Timestamp" : "Last-Modified"}`,
+        row: row(w),
+        mutants: [mutants[1].name],
+      },
     ]),
   },
 ];

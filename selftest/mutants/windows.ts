@@ -11,7 +11,12 @@ import { query, segments, type ClaimTable, type Mutant, type ProxyRequest, type 
 /** The request as the window's wire description reads it. */
 function opens(claim: WindowClaim, req: ProxyRequest): boolean {
   if (req.service !== claim.wire.service) return false;
-  return claim.wire.opens({ method: req.method, path: "/" + segments(req).join("/"), query: query(req), header: (n) => req.headers[n.toLowerCase()] });
+  return claim.wire.opens({
+    method: req.method,
+    path: "/" + segments(req).join("/"),
+    query: query(req),
+    header: (n) => req.headers[n.toLowerCase()],
+  });
 }
 
 function readLength(claim: WindowClaim, req: ProxyRequest): number | undefined {
@@ -35,7 +40,8 @@ function writeLength(claim: WindowClaim, req: ProxyRequest, seconds: number): vo
 function shiftStatedEnd(claim: WindowClaim, res: ProxyResponse, shift: number): void {
   const { end } = claim.wire;
   if (!end) return;
-  const later = (v: string) => (end.form === "seconds-left" ? String(Number(v) + shift) : new Date(Date.parse(v) + shift * 1000).toUTCString());
+  const later = (v: string) =>
+    end.form === "seconds-left" ? String(Number(v) + shift) : new Date(Date.parse(v) + shift * 1000).toUTCString();
   if (end.in === "header") {
     if (res.headers[end.name] !== undefined) res.headers[end.name] = later(res.headers[end.name]);
     return;
@@ -45,7 +51,13 @@ function shiftStatedEnd(claim: WindowClaim, res: ProxyResponse, shift: number): 
 }
 
 /** The target keeps `keep(asked)` seconds of every window of this kind, and answers as if it kept `asked`. */
-export function windowLength(claim: WindowClaim, name: string, description: string, keep: (asked: number) => number, kills: string[]): Mutant {
+export function windowLength(
+  claim: WindowClaim,
+  name: string,
+  description: string,
+  keep: (asked: number) => number,
+  kills: string[],
+): Mutant {
   const asked = new WeakMap<ProxyRequest, number>();
   return {
     name,
@@ -86,7 +98,12 @@ function readsLapsedAtHalf(claim: WindowClaim, name: string, kills: string[]): M
         return;
       }
       const half = state.get(resource(req)) as number | undefined;
-      if (half !== undefined && Date.now() >= half && (req.method === "GET" || req.method === "HEAD") && res.headers["x-ms-lease-state"] === "leased") {
+      if (
+        half !== undefined &&
+        Date.now() >= half &&
+        (req.method === "GET" || req.method === "HEAD") &&
+        res.headers["x-ms-lease-state"] === "leased"
+      ) {
         res.headers["x-ms-lease-state"] = "expired";
         res.headers["x-ms-lease-status"] = "unlocked";
       }
@@ -115,7 +132,13 @@ export const LATE_VARIATIONS: { claim: WindowClaim; variation: Mutant }[] = WIND
 const halfway = (claim: WindowClaim, name: string, kills: string[]): Mutant =>
   claim.wire.early === "reads-lapsed"
     ? readsLapsedAtHalf(claim, name, kills)
-    : windowLength(claim, name, `every ${claim.kind} window ends halfway through, while the answer states its full length`, (n) => Math.max(1, Math.floor(n / 2)), kills);
+    : windowLength(
+        claim,
+        name,
+        `every ${claim.kind} window ends halfway through, while the answer states its full length`,
+        (n) => Math.max(1, Math.floor(n / 2)),
+        kills,
+      );
 
 /** A target ending every window of a kind halfway through (on every resource: a break period on blobs and containers). */
 export function endsAtHalf(kind: WindowClaim["kind"], name: string, kills: string[]): Mutant {
@@ -142,6 +165,10 @@ export const CLAIM_TABLES: ClaimTable[] = [
   {
     table: "Windows (catalogue L and Q, both ends)",
     kind: "holds until its end",
-    claims: WINDOWS.map((claim, i) => ({ claim: `a ${claim.resource ? claim.resource + " " : ""}${claim.kind} window holds until its end`, row: claim.id, mutants: [GENERATED[i].name] })),
+    claims: WINDOWS.map((claim, i) => ({
+      claim: `a ${claim.resource ? claim.resource + " " : ""}${claim.kind} window holds until its end`,
+      row: claim.id,
+      mutants: [GENERATED[i].name],
+    })),
   },
 ];

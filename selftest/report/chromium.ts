@@ -8,7 +8,13 @@ import { tmpDir } from "../cli/cli-kit.ts";
 const run = promisify(execFile);
 
 export function findChromium(): string | undefined {
-  const candidates = [process.env.CHROME_BIN, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"];
+  const candidates = [
+    process.env.CHROME_BIN,
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+  ];
   return candidates.find((c) => c && existsSync(c));
 }
 

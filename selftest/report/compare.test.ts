@@ -26,7 +26,11 @@ function reportOf(version: string, started: string, rows: [string, Status][]): R
   const server = { blob: `Azurite-Blob/${version}`, queue: `Azurite-Queue/${version}` };
   return {
     ...base,
-    run: { ...base.run, startedAt: started, target: { ...base.run.target, kind: "emulator", server, versions: { blob: version, queue: version } } },
+    run: {
+      ...base.run,
+      startedAt: started,
+      target: { ...base.run.target, kind: "emulator", server, versions: { blob: version, queue: version } },
+    },
     summary: summarise(results),
     results,
     notRun: [],
@@ -46,7 +50,14 @@ const NEW: [string, Status][] = [
 ];
 
 function compareCli(args: string[]) {
-  return collect(spawn(process.execPath, ["--import", "tsx", "bin/compare.ts", ...args], { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] }), 60_000);
+  return collect(
+    spawn(process.execPath, ["--import", "tsx", "bin/compare.ts", ...args], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+    60_000,
+  );
 }
 
 describe("compare view", function () {
@@ -67,10 +78,22 @@ describe("compare view", function () {
   });
 
   it("marks the IDs whose verdict changed and finds the regression (PASS, then FAIL)", function () {
-    const c = compareRuns([{ report: reportOf("3.35.0", "2026-01-01T10:00:00.000Z", OLD) }, { report: reportOf("3.37.0", "2026-01-02T10:00:00.000Z", NEW) }]);
-    assert.deepEqual(c.columns.map((col) => col.version), ["3.35.0", "3.37.0"]);
-    assert.deepEqual(c.rows.filter((r) => r.changed).map((r) => r.id), ["blob/x/fixed", "blob/x/broke", "queue/x/gone"]);
-    assert.deepEqual(c.regressions.map((r) => r.id), ["blob/x/broke"]);
+    const c = compareRuns([
+      { report: reportOf("3.35.0", "2026-01-01T10:00:00.000Z", OLD) },
+      { report: reportOf("3.37.0", "2026-01-02T10:00:00.000Z", NEW) },
+    ]);
+    assert.deepEqual(
+      c.columns.map((col) => col.version),
+      ["3.35.0", "3.37.0"],
+    );
+    assert.deepEqual(
+      c.rows.filter((r) => r.changed).map((r) => r.id),
+      ["blob/x/fixed", "blob/x/broke", "queue/x/gone"],
+    );
+    assert.deepEqual(
+      c.regressions.map((r) => r.id),
+      ["blob/x/broke"],
+    );
   });
 
   it("writes compare.md and compare.html naming both versions, every ID, cells linking to each run's evidence", async function () {
@@ -122,7 +145,8 @@ describe("compare view", function () {
       assert.match(heads[1], /emulator<br><b>3\.37\.0<\/b>.*2026-01-02 10:00/s);
       assert.equal((dom.match(/<tr data-id=/g) ?? []).length, 4, "one row per ID");
       assert.equal((dom.match(/<tr data-id="[^"]+" class="changed">/g) ?? []).length, 3, "the changed IDs marked");
-      for (const href of dom.matchAll(/href="([^"#]+)#/g)) assert.isTrue(existsSync(join(out, href[1]).replace(/conformance\.(html|md)$/, "conformance.json")), href[1]);
+      for (const href of dom.matchAll(/href="([^"#]+)#/g))
+        assert.isTrue(existsSync(join(out, href[1]).replace(/conformance\.(html|md)$/, "conformance.json")), href[1]);
       const png = join(out, "compare.png");
       await chromium(bin!, ["--window-size=1200,800", "--hide-scrollbars", `--screenshot=${png}`, `file://${join(out, "compare.html")}`]);
       assert.isAbove(statSync(png).size, 5_000);

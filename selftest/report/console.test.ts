@@ -14,7 +14,8 @@ describe("console row lines", function () {
   });
 
   it("never cut through a redacted SAS signature, wherever the cut falls", function () {
-    const message = "the target did not answer: GET /c/b?sv=2025-01-05&ss=bqt&srt=sco&sp=rwdlacupx&se=2026-11-26T17%3A00%3A00Z&sig=REDACTED&comp=lease (timeout)";
+    const message =
+      "the target did not answer: GET /c/b?sv=2025-01-05&ss=bqt&srt=sco&sp=rwdlacupx&se=2026-11-26T17%3A00%3A00Z&sig=REDACTED&comp=lease (timeout)";
     const start = message.indexOf("&sig=");
     for (let max = start - 2; max <= start + 20; max++) {
       const cut = headline(message, max);

@@ -82,7 +82,21 @@ const EVIL_SECTION: MatrixSection = {
   source: EVIL,
   order: 1,
   columns: [{ key: "c", header: EVIL }],
-  rows: [{ label: EVIL, cells: { c: { claim: EVIL, id: "blob/evil", subs: [{ label: EVIL, id: "blob/evil/row" }, { label: `not run ${EVIL}`, id: `blob/evil/${EVIL}` }] } } }],
+  rows: [
+    {
+      label: EVIL,
+      cells: {
+        c: {
+          claim: EVIL,
+          id: "blob/evil",
+          subs: [
+            { label: EVIL, id: "blob/evil/row" },
+            { label: `not run ${EVIL}`, id: `blob/evil/${EVIL}` },
+          ],
+        },
+      },
+    },
+  ],
 };
 
 /** The <details> of one sub-verdict in the rendered HTML (its evidence contains no nested <details>). */
@@ -113,7 +127,10 @@ describe("HTML report", function () {
     assert.notInclude(html, 'document.title="pwned"</script>');
     assert.notMatch(html, /href="javascript:/i);
     assert.equal((html.match(/<script>/g) ?? []).length, 1, "only the report's own script");
-    assert.include(html, "&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;&quot;&#39;&amp;");
+    assert.include(
+      html,
+      "&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;&quot;&#39;&amp;",
+    );
   });
 
   it("the Content-Security-Policy allows exactly the report's own script", function () {
@@ -148,7 +165,7 @@ describe("HTML report", function () {
         assert.include(d, stepOf(sub.id), `${sub.label}: its row's exchanges`);
       }
     }
-    assert.include(subDetails(html, PUT_BLOB_SUBS[1].id), "<span class=\"badge st-fail\">INM ✗</span>");
+    assert.include(subDetails(html, PUT_BLOB_SUBS[1].id), '<span class="badge st-fail">INM ✗</span>');
     // The cell passes, but a sub fails: the row stays under "show failures only".
     assert.match(html, /<tr class=""><th>Put Blob<\/th>/);
     assert.match(html, /<tr class=""><th>Copy Blob<\/th>/, "an INCONCLUSIVE sub beneath a passing cell");
@@ -173,7 +190,12 @@ describe("HTML report", function () {
       // A run touching several tables, with passes, pinned failures and NOT_AVAILABLE rows.
       dir = join(ROOT, "reports", "selftest-html");
       rmSync(dir, { recursive: true, force: true });
-      const cli = await runCli(["--report-dir", dir, "--grep", "container-ops|blob-ops/(put-blob|get-block-list)|table/entity-ops/(insert|update)|queue/|file/"]);
+      const cli = await runCli([
+        "--report-dir",
+        dir,
+        "--grep",
+        "container-ops|blob-ops/(put-blob|get-block-list)|table/entity-ops/(insert|update)|queue/|file/",
+      ]);
       assert.oneOf(cli.code, [0, 1], cli.stderr);
       report = readReport(dir);
       await loadAllSuites();
@@ -200,7 +222,11 @@ describe("HTML report", function () {
       const evil = join(tmpDir("evil"), "evil.html");
       writeFileSync(evil, renderHtml(hostileReport(), [EVIL_SECTION]));
       const dom = await chromium(bin!, ["--dump-dom", `file://${evil}`]);
-      assert.include(dom, "<title>Azure Storage concurrency conformance: emulator 2026-01-01</title>", "no injected script changed the title");
+      assert.include(
+        dom,
+        "<title>Azure Storage concurrency conformance: emulator 2026-01-01</title>",
+        "no injected script changed the title",
+      );
       assert.notInclude(dom, "<img");
       assert.equal((dom.match(/<script>/g) ?? []).length, 1);
       assert.match(dom, /<body [^>]*data-script="ran"/);
@@ -210,7 +236,12 @@ describe("HTML report", function () {
       const png = join(dir, "conformance.png");
       rmSync(png, { force: true });
       mkdirSync(dir, { recursive: true });
-      await chromium(bin!, ["--window-size=1280,2400", "--hide-scrollbars", `--screenshot=${png}`, `file://${join(dir, "conformance.html")}`]);
+      await chromium(bin!, [
+        "--window-size=1280,2400",
+        "--hide-scrollbars",
+        `--screenshot=${png}`,
+        `file://${join(dir, "conformance.html")}`,
+      ]);
       assert.isTrue(existsSync(png), "screenshot written");
       assert.isAbove(statSync(png).size, 20_000);
       assert.deepEqual([...readFileSync(png).subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "a PNG");
@@ -267,7 +298,8 @@ describe("HTML report", function () {
         assert.isBelow(c.closedHeight, 5, `${sub.label}: evidence hidden before the click`);
         assert.isTrue(c.open, `${sub.label}: the click opened it`);
         assert.isAbove(c.openHeight, 10, `${sub.label}: its evidence is on screen after the click`);
-        const expected = sub.status === undefined ? [sub.id] : sub.id === COPY_BLOB_SUBS[2].id ? COPY_SRC_IUS_FINER.map(stepOf) : [stepOf(sub.id)];
+        const expected =
+          sub.status === undefined ? [sub.id] : sub.id === COPY_BLOB_SUBS[2].id ? COPY_SRC_IUS_FINER.map(stepOf) : [stepOf(sub.id)];
         for (const e of expected) assert.include(c.shows, e, `${sub.label}: shows ${e}`);
       }
       assert.equal(clicked.find((c) => c.id === PUT_BLOB_SUBS[3].id)!.label.trim(), "IUS not run");

@@ -34,7 +34,10 @@ describe("Markdown report: sub-verdicts in the matrix", function () {
 
   it("a sub with finer rows shows the worst of them, linked to that row; a NOT_AVAILABLE sub has no evidence to link", function () {
     const line = matrixLine(md, "Copy Blob");
-    assert.include(line, `(IM ${STATUS_MARK.PASS} src IM ${STATUS_MARK.NOT_AVAILABLE} [src IUS ${STATUS_MARK.INCONCLUSIVE}](#${anchor(COPY_SRC_IUS_FINER[1])} "INCONCLUSIVE"))`);
+    assert.include(
+      line,
+      `(IM ${STATUS_MARK.PASS} src IM ${STATUS_MARK.NOT_AVAILABLE} [src IUS ${STATUS_MARK.INCONCLUSIVE}](#${anchor(COPY_SRC_IUS_FINER[1])} "INCONCLUSIVE"))`,
+    );
   });
 
   it("every link in the report lands on an anchor of the Evidence section", function () {
@@ -53,7 +56,13 @@ describe("Markdown report: sub-verdicts in the matrix", function () {
   });
 
   it("a section without subs renders as before", function () {
-    const plain = { ...SECTION, rows: SECTION.rows.map((r) => ({ ...r, cells: Object.fromEntries(Object.entries(r.cells).map(([k, c]) => [k, { claim: c.claim, id: c.id }])) })) };
+    const plain = {
+      ...SECTION,
+      rows: SECTION.rows.map((r) => ({
+        ...r,
+        cells: Object.fromEntries(Object.entries(r.cells).map(([k, c]) => [k, { claim: c.claim, id: c.id }])),
+      })),
+    };
     const line = matrixLine(renderMarkdown(syntheticReport(), [plain]), "Put Blob");
     assert.equal(line, `| Put Blob | Yes · ${STATUS_MARK.PASS} PASS | Yes · ${STATUS_MARK.PASS} PASS |`);
   });

@@ -59,7 +59,10 @@ export const COPY_BLOB_SUBS: { label: string; id: string; status: Status | undef
   { label: "src IUS", id: `${P}copy-blob/conditional/source-if-unmodified-since`, status: "INCONCLUSIVE" },
 ];
 /** The finer rows beneath "src IUS" (the sub shows the worst of them). */
-export const COPY_SRC_IUS_FINER = [`${P}copy-blob/conditional/source-if-unmodified-since/a`, `${P}copy-blob/conditional/source-if-unmodified-since/b`];
+export const COPY_SRC_IUS_FINER = [
+  `${P}copy-blob/conditional/source-if-unmodified-since/a`,
+  `${P}copy-blob/conditional/source-if-unmodified-since/b`,
+];
 
 export const SECTION: MatrixSection = {
   key: "T2",

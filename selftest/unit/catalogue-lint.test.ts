@@ -21,7 +21,9 @@ const NOT_YET: Record<string, string> = {};
 function idBlocks(path: string): { id: string; block: string }[] {
   let block = "";
   const out: { id: string; block: string }[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n").map((l) => l.trim())) {
+  for (const line of readFileSync(path, "utf8")
+    .split("\n")
+    .map((l) => l.trim())) {
     if (line.startsWith("#")) block = line;
     else if (line) out.push({ id: line, block });
   }
@@ -44,7 +46,8 @@ export function rowProblems(rows: Registered): string[] {
   for (const { row, table } of rows) {
     if (seen.has(row.id)) problems.push(`${row.id}: duplicate`);
     seen.add(row.id);
-    if (!/^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9.-]*)+$/.test(row.id)) problems.push(`${row.id}: not a lowercase path of kebab-case segments`);
+    if (!/^[a-z0-9][a-z0-9-]*(\/[a-z0-9][a-z0-9.-]*)+$/.test(row.id))
+      problems.push(`${row.id}: not a lowercase path of kebab-case segments`);
     if (!LEVELS.includes(row.level)) problems.push(`${row.id}: level ${JSON.stringify(row.level)}`);
     if (!row.source?.trim()) problems.push(`${row.id}: no source`);
     if (!row.title?.trim()) problems.push(`${row.id}: no title`);
@@ -64,7 +67,9 @@ export function nextIdProblems(entries: { id: string; block: string }[], rowIds:
     ...Object.keys(notYet)
       .filter((k) => inBlock(k).length && inBlock(k).every((e) => covered(e.id, rowIds)))
       .map((k) => `${k}: every ID of this block is implemented now: remove it from NOT_YET`),
-    ...Object.keys(notYet).filter((k) => !inBlock(k).length).map((k) => `${k}: NOT_YET names a block the list no longer has`),
+    ...Object.keys(notYet)
+      .filter((k) => !inBlock(k).length)
+      .map((k) => `${k}: NOT_YET names a block the list no longer has`),
   ];
 }
 
@@ -95,9 +100,22 @@ describe("catalogue lint", function () {
 
   it("the row checks find each kind of problem (a duplicate, a malformed ID, a missing level, source, title, service, table or run)", function () {
     const good = rows[0];
-    const bad = [good, { row: { ...good.row, id: good.row.id } , table: good.table }, { row: { ...good.row, id: "Blob/Not Kebab", level: "lore", source: " ", title: "", service: "disk", run: undefined }, table: "" }];
+    const bad = [
+      good,
+      { row: { ...good.row, id: good.row.id }, table: good.table },
+      { row: { ...good.row, id: "Blob/Not Kebab", level: "lore", source: " ", title: "", service: "disk", run: undefined }, table: "" },
+    ];
     const found = rowProblems(bad as typeof rows).map((p) => p.slice(p.indexOf(":") + 2));
-    assert.deepEqual(found, ["duplicate", "not a lowercase path of kebab-case segments", 'level "lore"', "no source", "no title", 'service "disk"', "no catalogue table", "no run()"]);
+    assert.deepEqual(found, [
+      "duplicate",
+      "not a lowercase path of kebab-case segments",
+      'level "lore"',
+      "no source",
+      "no title",
+      'service "disk"',
+      "no catalogue table",
+      "no run()",
+    ]);
   });
 
   it("the registry refuses a second row with an ID it holds", function () {
@@ -107,7 +125,11 @@ describe("catalogue lint", function () {
   it("every matrix cell names an ID that a registered row covers", function () {
     const ids = rows.map((r) => r.row.id);
     const dangling = matrixSections().flatMap((s) =>
-      s.rows.flatMap((r) => Object.values(r.cells).filter((c) => !covered(c.id, ids)).map((c) => `${s.key} ${r.label}: ${c.id}`)),
+      s.rows.flatMap((r) =>
+        Object.values(r.cells)
+          .filter((c) => !covered(c.id, ids))
+          .map((c) => `${s.key} ${r.label}: ${c.id}`),
+      ),
     );
     assert.deepEqual(dangling, []);
   });
@@ -123,13 +145,23 @@ describe("catalogue lint", function () {
   it("catalogue/CATALOGUE.md, which the self-tests read tables from, is the specification's text", function () {
     const spec = join(ROOT, "..", "shared", "spec", "CATALOGUE.md");
     if (!existsSync(spec)) this.skip();
-    assert.isTrue(readFileSync(join(ROOT, "catalogue", "CATALOGUE.md"), "utf8") === readFileSync(spec, "utf8"), "catalogue/CATALOGUE.md differs from ../shared/spec/CATALOGUE.md: copy it");
+    assert.isTrue(
+      readFileSync(join(ROOT, "catalogue", "CATALOGUE.md"), "utf8") === readFileSync(spec, "utf8"),
+      "catalogue/CATALOGUE.md differs from ../shared/spec/CATALOGUE.md: copy it",
+    );
   });
 
   it("every ID of catalogue/required-ids-next.txt is covered, but for the blocks still to come", function () {
     const entries = idBlocks(join(ROOT, "catalogue", "required-ids-next.txt"));
     assert.isAbove(entries.length, 0, "required-ids-next.txt lists no ID");
-    assert.deepEqual(nextIdProblems(entries, rows.map((r) => r.row.id), NOT_YET), []);
+    assert.deepEqual(
+      nextIdProblems(
+        entries,
+        rows.map((r) => r.row.id),
+        NOT_YET,
+      ),
+      [],
+    );
   });
 
   it("the check of the next IDs finds an uncovered ID, a waiting block now done, and a waiting block the list lacks", function () {

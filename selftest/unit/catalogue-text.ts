@@ -19,7 +19,10 @@ export function tableAfter(text: string, marker: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start)) {
     if (!line.startsWith("|")) break;
-    const cells = line.slice(1, line.trimEnd().endsWith("|") ? line.trimEnd().length - 1 : undefined).split("|").map((c) => c.trim());
+    const cells = line
+      .slice(1, line.trimEnd().endsWith("|") ? line.trimEnd().length - 1 : undefined)
+      .split("|")
+      .map((c) => c.trim());
     if (!cells.every((c) => /^:?-+:?$/.test(c))) rows.push(cells);
   }
   return rows;

@@ -42,7 +42,15 @@ function after(s: MsgState, input: MsgInput, output: MsgOutput, relax: Relax[] =
 
 const GET: MsgInput = { op: "get" };
 /** A delivery dated `date`, with a 30 s window. */
-const delivery = (date: number, count: number, extra: Partial<MsgOutput> = {}): MsgOutput => ({ ok: true, date, count, receipt: `r${count}`, tnv: date + 30_000, text: "put", ...extra });
+const delivery = (date: number, count: number, extra: Partial<MsgOutput> = {}): MsgOutput => ({
+  ok: true,
+  date,
+  count,
+  receipt: `r${count}`,
+  tnv: date + 30_000,
+  text: "put",
+  ...extra,
+});
 const del = (receipt: string): MsgInput => ({ op: "delete", receipt });
 const upd = (receipt: string, visibility: number, text = "updated"): MsgInput => ({ op: "update", receipt, text, visibility });
 const answered = (date: number, extra: Partial<MsgOutput> = {}): MsgOutput => ({ ok: true, date, ...extra });
@@ -76,9 +84,14 @@ describe("the queue delivery model's reference: receipts, DequeueCount, deletes 
     expect(after(updated!, GET, delivery(T0 + 5_000, 2, { text: "updated" }))?.count, "the next delivery: + 1, the new text").to.equal(2);
     expect(after(updated!, GET, delivery(T0 + 5_000, 3, { text: "updated" })), "DequeueCount moved by the update").to.equal(undefined);
     expect(after(updated!, GET, delivery(T0 + 5_000, 2)), "the text before the update").to.equal(undefined);
-    expect(after(updated!, GET, delivery(T0 + 4_000 - 1, 2, { text: "updated" })), "before the update's TimeNextVisible").to.equal(undefined);
+    expect(after(updated!, GET, delivery(T0 + 4_000 - 1, 2, { text: "updated" })), "before the update's TimeNextVisible").to.equal(
+      undefined,
+    );
     expect(after(updated!, upd("r1", 0), answered(T0, { receipt: "r3", tnv: T0 })), "the superseded receipt updating").to.equal(undefined);
-    expect(after(updated!, upd("r1", 0), answered(T0, { receipt: "r3", tnv: T0 }), ["stale"]), "… allowed only without the rule").to.not.equal(undefined);
+    expect(
+      after(updated!, upd("r1", 0), answered(T0, { receipt: "r3", tnv: T0 }), ["stale"]),
+      "… allowed only without the rule",
+    ).to.not.equal(undefined);
     expect(after(updated!, upd("r1", 0), refused(T0))).to.deep.equal(updated);
   });
 
@@ -103,7 +116,6 @@ describe("the queue delivery model's reference: receipts, DequeueCount, deletes 
     expect(after(unsure, GET, delivery(T0, 1))?.exists, "a put that may have followed the clear").to.equal(true);
     expect(after(unsure, { op: "absent" }, answered(T0 + 60_000))).to.deep.equal(unsure);
   });
-
 });
 
 describe("the queue delivery model's reference: time through a visibility window's end and an expiry, with catalogue Q's one second", function () {
@@ -161,13 +173,31 @@ describe("the queue delivery model's reference: time through a visibility window
 
 describe("the queue delivery model's checker: a history the reference does not allow fails", function () {
   let seq = 0;
-  const event = (who: string, kind: Event["kind"], call: number, fields: Partial<Event>): Event => ({ seq: seq++, who, kind, call, ret: call + 5, status: 200, ...fields });
-  const put = event("R1", "put", 0, { id: "m1", text: "put", visibility: 0, status: 201, date: T0, newReceipt: "r0", tnv: T0, expires: T0 + 7 * 86_400_000 });
+  const event = (who: string, kind: Event["kind"], call: number, fields: Partial<Event>): Event => ({
+    seq: seq++,
+    who,
+    kind,
+    call,
+    ret: call + 5,
+    status: 200,
+    ...fields,
+  });
+  const put = event("R1", "put", 0, {
+    id: "m1",
+    text: "put",
+    visibility: 0,
+    status: 201,
+    date: T0,
+    newReceipt: "r0",
+    tnv: T0,
+    expires: T0 + 7 * 86_400_000,
+  });
   const take = (who: string, call: number, date: number, count: number, visibility = 30): Event => {
     const d: Delivered = { id: "m1", receipt: `${who}-${count}`, tnv: date + visibility * 1000, expires: put.expires, count, text: "put" };
     return event(who, "get", call, { n: 1, visibility, date, delivered: [d] });
   };
-  const remove = (who: string, call: number, date: number, receipt: string): Event => event(who, "delete", call, { id: "m1", receipt, status: 204, date });
+  const remove = (who: string, call: number, date: number, receipt: string): Event =>
+    event(who, "delete", call, { id: "m1", receipt, status: 204, date });
 
   it("passes a history the reference allows: a delivery, a redelivery after its window, a delete with the current receipt", function () {
     const events = [put, take("R1", 10, T0, 1, 1), take("R2", 20, T0 + 2_000, 2), remove("R2", 30, T0 + 2_000, "R2-2")];
@@ -180,7 +210,9 @@ describe("the queue delivery model's checker: a history the reference does not a
     const v = checkMessage(put, events, undefined);
     expect(v?.invariant).to.equal("dup");
     expect(v?.signature).to.equal("a message was delivered to two receivers within one visibility window");
-    expect(v?.explanation).to.match(/^message m1, put by R1/).and.include("R2 get");
+    expect(v?.explanation)
+      .to.match(/^message m1, put by R1/)
+      .and.include("R2 get");
   });
 
   it("names a deleted message that came back, and one missing at the drain", function () {
@@ -194,7 +226,9 @@ describe("the queue delivery model's checker: a history the reference does not a
   it("refuses a TimeNextVisible that is not the answer's Date plus the window asked", function () {
     const off = take("R1", 10, T0, 1, 2);
     off.delivered![0].tnv = T0 + 5_000;
-    expect(() => expectAnswersAsAsked([put, off], [put], "replay")).to.throw(/a TimeNextVisible is not the answer's Date plus the visibility timeout asked/);
+    expect(() => expectAnswersAsAsked([put, off], [put], "replay")).to.throw(
+      /a TimeNextVisible is not the answer's Date plus the visibility timeout asked/,
+    );
     expect(() => expectAnswersAsAsked([put, take("R1", 10, T0, 1, 2)], [put], "replay")).to.not.throw();
   });
 });

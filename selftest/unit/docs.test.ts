@@ -35,7 +35,12 @@ const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   repository: { url: string };
 };
 const pages = (): Page[] =>
-  ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)].map((path) => ({
+  [
+    "README.md",
+    ...readdirSync(join(ROOT, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ].map((path) => ({
     path,
     text: readFileSync(join(ROOT, path), "utf8"),
   }));
@@ -105,19 +110,36 @@ export function helpCall(cmd: string): HelpCall | string {
 const CODE_OF: Record<string, string[]> = {
   "npm test": ["suites", "fixtures", "model", "reporters", "bin/conformance.ts", "package-lock.json"],
   "npm run selftest": ["suites", "fixtures", "model", "reporters", "bin", "selftest", "action.yml", "package-lock.json"],
-  "npm pack --dry-run": ["suites", "fixtures", "model", "reporters", "bin", "api.ts", "expectations", "catalogue", "package.json", "tsconfig.build.json"],
+  "npm pack --dry-run": [
+    "suites",
+    "fixtures",
+    "model",
+    "reporters",
+    "bin",
+    "api.ts",
+    "expectations",
+    "catalogue",
+    "package.json",
+    "tsconfig.build.json",
+  ],
 };
 
 function gitHistory(): boolean {
   try {
-    const git = (...a: string[]) => execFileSync("git", a, { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+    const git = (...a: string[]) =>
+      execFileSync("git", a, { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] })
+        .toString()
+        .trim();
     return resolve(git("rev-parse", "--show-toplevel")) === resolve(ROOT) && git("rev-parse", "--is-shallow-repository") === "false";
   } catch {
     return false;
   }
 }
 
-const lastCommitDay = (paths: string[]): string => execFileSync("git", ["log", "-1", "--format=%cs", "--", ...paths], { cwd: ROOT }).toString().trim();
+const lastCommitDay = (paths: string[]): string =>
+  execFileSync("git", ["log", "-1", "--format=%cs", "--", ...paths], { cwd: ROOT })
+    .toString()
+    .trim();
 
 interface Figure {
   what: string;
@@ -132,7 +154,10 @@ function figures(readme: string): Figure[] {
     .split("\n")
     .filter((l) => l.startsWith("|") && !/^\|\s*(Figure|---)/.test(l))
     .map((l) => {
-      const [what, value, date, command] = l.split("|").slice(1, 5).map((c) => c.trim());
+      const [what, value, date, command] = l
+        .split("|")
+        .slice(1, 5)
+        .map((c) => c.trim());
       return { what, value, date, command: command.replace(/^`|`$/g, "") };
     });
 }
@@ -170,8 +195,16 @@ describe("documentation: commands, figures and counts true of the code", functio
       [...calls.values()].map((e) =>
         limit(async () => {
           const [cmd, ...args] = e.call.argv;
-          const r = await collect(spawn(cmd === "node" ? process.execPath : cmd, args, { cwd: ROOT, env: cleanEnv({ PATH: `${dirname(process.execPath)}:${process.env.PATH}` }), stdio: ["ignore", "pipe", "pipe"] }), 60_000);
-          if (r.code !== 0) problems.push(`${e.call.argv.join(" ")} exits ${r.code} (${e.where[0]}): ${r.stderr.trim().split("\n").at(-1)}`);
+          const r = await collect(
+            spawn(cmd === "node" ? process.execPath : cmd, args, {
+              cwd: ROOT,
+              env: cleanEnv({ PATH: `${dirname(process.execPath)}:${process.env.PATH}` }),
+              stdio: ["ignore", "pipe", "pipe"],
+            }),
+            60_000,
+          );
+          if (r.code !== 0)
+            problems.push(`${e.call.argv.join(" ")} exits ${r.code} (${e.where[0]}): ${r.stderr.trim().split("\n").at(-1)}`);
           for (const f of e.flags) {
             const flag = new RegExp(`${f}(?![\\w-])`);
             if (!flag.test(r.stdout)) problems.push(`${e.where.find((w) => flag.test(w)) ?? e.where[0]}: ${f} is not in its --help`);
@@ -188,7 +221,8 @@ describe("documentation: commands, figures and counts true of the code", functio
     const problems: string[] = [];
     for (const f of table) {
       if (!/^\d{4}-\d\d-\d\d$/.test(f.date)) problems.push(`${f.what}: no date (${f.date})`);
-      if (!(f.command in CODE_OF)) problems.push(`${f.what}: command \`${f.command}\` is not one whose code this test knows (${Object.keys(CODE_OF).join(", ")})`);
+      if (!(f.command in CODE_OF))
+        problems.push(`${f.what}: command \`${f.command}\` is not one whose code this test knows (${Object.keys(CODE_OF).join(", ")})`);
     }
     const outside = readme.replace(/^## Figures$[\s\S]*?(?=^## )/m, "");
     const stated = table.flatMap((f) => [f.value, f.what]).join(" | ");
@@ -229,9 +263,20 @@ describe("documentation: commands, figures and counts true of the code", functio
 
   it("every `uses:` of the Action names the repository in package.json", function () {
     const repo = /github\.com\/([^/]+\/[^/.]+)/.exec(PKG.repository.url)![1];
-    const places = [...all.map((p) => ({ path: p.path, text: p.text })), ...readdirSync(join(ROOT, ".github", "workflows")).map((f) => ({ path: f, text: readFileSync(join(ROOT, ".github", "workflows", f), "utf8") }))];
-    const uses = places.flatMap((p) => [...p.text.matchAll(/uses: ([\w.-]+\/azure-storage-concurrency-conformance)@(\S+)/g)].map((m) => `${p.path}: ${m[1]}@${m[2]}`));
+    const places = [
+      ...all.map((p) => ({ path: p.path, text: p.text })),
+      ...readdirSync(join(ROOT, ".github", "workflows")).map((f) => ({
+        path: f,
+        text: readFileSync(join(ROOT, ".github", "workflows", f), "utf8"),
+      })),
+    ];
+    const uses = places.flatMap((p) =>
+      [...p.text.matchAll(/uses: ([\w.-]+\/azure-storage-concurrency-conformance)@(\S+)/g)].map((m) => `${p.path}: ${m[1]}@${m[2]}`),
+    );
     assert.isAbove(uses.length, 0);
-    assert.deepEqual(uses.filter((u) => !u.endsWith(`${repo}@v1`)), []);
+    assert.deepEqual(
+      uses.filter((u) => !u.endsWith(`${repo}@v1`)),
+      [],
+    );
   });
 });

@@ -31,16 +31,28 @@ describe("endpoints below a path", function () {
   it("a request put back is signed for the URL it is sent to, and its copy source points below the endpoint too", function () {
     const t = target("http://127.0.0.1:4711/gw/devstoreaccount1");
     const map = endpointMap(t, "blob")!;
-    const headers = new Map<string, string>([["x-ms-date", "Fri, 27 Nov 2026 12:00:00 GMT"], ["x-ms-version", "2025-11-05"], ["x-ms-copy-source", `${map.standIn}/c/src`], ["authorization", "SharedKey devstoreaccount1:stale"]]);
+    const headers = new Map<string, string>([
+      ["x-ms-date", "Fri, 27 Nov 2026 12:00:00 GMT"],
+      ["x-ms-version", "2025-11-05"],
+      ["x-ms-copy-source", `${map.standIn}/c/src`],
+      ["authorization", "SharedKey devstoreaccount1:stale"],
+    ]);
     const request = {
       url: `${map.standIn}/c/b`,
       method: "PUT",
-      headers: { get: (n: string) => headers.get(n), set: (n: string, v: string) => void headers.set(n, v), toJSON: () => Object.fromEntries(headers) },
+      headers: {
+        get: (n: string) => headers.get(n),
+        set: (n: string, v: string) => void headers.set(n, v),
+        toJSON: () => Object.fromEntries(headers),
+      },
     };
     putBack(map, request, t);
     assert.equal(request.url, "http://127.0.0.1:4711/gw/devstoreaccount1/c/b");
     assert.equal(headers.get("x-ms-copy-source"), "http://127.0.0.1:4711/gw/devstoreaccount1/c/src");
-    const expected = sharedKeySignature(DEV_KEY, stringToSign("blob", "PUT", new URL(request.url), Object.fromEntries(headers), "devstoreaccount1"));
+    const expected = sharedKeySignature(
+      DEV_KEY,
+      stringToSign("blob", "PUT", new URL(request.url), Object.fromEntries(headers), "devstoreaccount1"),
+    );
     assert.equal(headers.get("authorization"), `SharedKey devstoreaccount1:${expected}`);
   });
 });

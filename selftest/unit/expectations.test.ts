@@ -52,7 +52,11 @@ describe("applyPin", function () {
   });
 
   it("a non-FAIL pin that matches keeps its status; one that does not is FAIL", function () {
-    assert.equal(applyPin(result("a/b", "PRECONDITION_FAILED", "no pending copy"), pin({ status: "PRECONDITION_FAILED", signature: undefined })).status, "PRECONDITION_FAILED");
+    assert.equal(
+      applyPin(result("a/b", "PRECONDITION_FAILED", "no pending copy"), pin({ status: "PRECONDITION_FAILED", signature: undefined }))
+        .status,
+      "PRECONDITION_FAILED",
+    );
     assert.equal(applyPin(result("a/b", "FAIL", MSG), pin({ status: "PRECONDITION_FAILED", signature: undefined })).status, "FAIL");
   });
 
@@ -61,7 +65,10 @@ describe("applyPin", function () {
   });
 
   it("PRECONDITION_FAILED under a FAIL pin stays PRECONDITION_FAILED (the row could not ask the question)", function () {
-    assert.equal(applyPin(result("a/b", "PRECONDITION_FAILED", "the lease never read back as expired"), pin()).status, "PRECONDITION_FAILED");
+    assert.equal(
+      applyPin(result("a/b", "PRECONDITION_FAILED", "the lease never read back as expired"), pin()).status,
+      "PRECONDITION_FAILED",
+    );
   });
 });
 
@@ -75,7 +82,10 @@ describe("pins on a failure's data", function () {
     assert.equal(applyPin(withData("the metadata write went through although its If-Match was stale"), p).status, "EXPECTED_FAIL");
     assert.equal(applyPin(withData(MSG, { ...failure, got: "412 ConditionNotMet" }), p).status, "FAIL", "another answer");
     assert.equal(applyPin(withData(MSG, { ...failure, step: "read back" }), p).status, "FAIL", "another step");
-    assert.include(applyPin(withData(MSG, { ...failure, got: "201" }), p).message!, 'step "Set Blob Metadata with a stale If-Match", expected 412 ConditionNotMet, got 200');
+    assert.include(
+      applyPin(withData(MSG, { ...failure, got: "201" }), p).message!,
+      'step "Set Blob Metadata with a stale If-Match", expected 412 ConditionNotMet, got 200',
+    );
   });
 
   it("a pin in the older text form still matches the message's signature", function () {
@@ -87,9 +97,18 @@ describe("pins on a failure's data", function () {
     const dir = mkdtempSync(join(tmpdir(), "conformance-expect-"));
     try {
       const file = join(dir, "emu.json");
-      writeFileSync(file, JSON.stringify({ target: "emu", pins: { "a/text": pin(), "a/data": pin({ signature: failure }), "a/derived": pin({ signature: { failed: ["if-match"] } }) } }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          target: "emu",
+          pins: { "a/text": pin(), "a/data": pin({ signature: failure }), "a/derived": pin({ signature: { failed: ["if-match"] } }) },
+        }),
+      );
       assert.deepEqual(loadExpectations(file).pins["a/data"], pin({ signature: failure }));
-      writeFileSync(file, JSON.stringify({ target: "emu", pins: { "a/bad": pin({ signature: { step: "s", status: 412 } as unknown as Pin["signature"] }) } }));
+      writeFileSync(
+        file,
+        JSON.stringify({ target: "emu", pins: { "a/bad": pin({ signature: { step: "s", status: 412 } as unknown as Pin["signature"] }) } }),
+      );
       assert.throws(() => loadExpectations(file), ConfigError, /neither a string nor/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -99,14 +118,28 @@ describe("pins on a failure's data", function () {
   it("the updater writes new pins in the data form and rewrites a matching text pin in it, without calling that a change", function () {
     const dir = mkdtempSync(join(tmpdir(), "conformance-expect-"));
     try {
-      writeFileSync(join(dir, "emu.json"), JSON.stringify({ target: "emu", pins: { "blob/x/old": pin({ link: "https://example.org/1" }) } }));
+      writeFileSync(
+        join(dir, "emu.json"),
+        JSON.stringify({ target: "emu", pins: { "blob/x/old": pin({ link: "https://example.org/1" }) } }),
+      );
       const files = loadFiles(join(dir, "emu.json"), "emu");
-      const sum = applyReport(files, { results: [{ ...withData(MSG), id: "blob/x/old" }, { ...withData(MSG), id: "blob/x/new" }], notRun: [] });
+      const sum = applyReport(files, {
+        results: [
+          { ...withData(MSG), id: "blob/x/old" },
+          { ...withData(MSG), id: "blob/x/new" },
+        ],
+        notRun: [],
+      });
       writeFiles(files, sum);
       assert.deepEqual(sum.changed, []);
       assert.deepEqual(sum.added, ["blob/x/new"]);
       const pins = (JSON.parse(readFileSync(join(dir, "emu.json"), "utf8")) as { pins: Record<string, Pin> }).pins;
-      assert.deepEqual(pins["blob/x/old"], { status: "FAIL", signature: failure, reason: "Azurite ignores it", link: "https://example.org/1" });
+      assert.deepEqual(pins["blob/x/old"], {
+        status: "FAIL",
+        signature: failure,
+        reason: "Azurite ignores it",
+        link: "https://example.org/1",
+      });
       assert.deepEqual(pins["blob/x/new"].signature, failure);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -163,11 +196,18 @@ describe("expectation files", function () {
     assert.sameMembers(sum.added, ["blob/x/new", "blob/lease/new"]);
     assert.sameMembers(sum.removed, ["blob/x/now-passes", "blob/lease/passes"]);
     assert.deepEqual(sum.stale, ["blob/x/gone"]);
-    assert.deepEqual(sum.changed.map((c) => c.id), ["blob/x/changed"]);
+    assert.deepEqual(
+      sum.changed.map((c) => c.id),
+      ["blob/x/changed"],
+    );
 
     const main = read("emu.json");
     assert.equal(main.target, "emu");
-    assert.deepEqual(Object.keys(main.pins), ["blob/x/changed", "blob/x/inconclusive", "blob/x/new", "blob/x/not-run"], "sorted, passes and gone IDs dropped");
+    assert.deepEqual(
+      Object.keys(main.pins),
+      ["blob/x/changed", "blob/x/inconclusive", "blob/x/new", "blob/x/not-run"],
+      "sorted, passes and gone IDs dropped",
+    );
     assert.deepEqual(main.pins["blob/x/changed"], {
       status: "FAIL",
       signature: "a new way to fail",
@@ -186,7 +226,10 @@ describe("expectation files", function () {
     // The loader reads the result back: the run would now pass with these pins.
     const loaded = loadExpectations(join(dir, "emu.json"));
     assert.equal(applyPin(result("blob/lease/new", "FAIL", MSG), loaded.pins["blob/lease/new"] as Pin).status, "EXPECTED_FAIL");
-    assert.equal(applyPin(result("blob/x/changed", "FAIL", "a new way to fail"), loaded.pins["blob/x/changed"] as Pin).status, "EXPECTED_FAIL");
+    assert.equal(
+      applyPin(result("blob/x/changed", "FAIL", "a new way to fail"), loaded.pins["blob/x/changed"] as Pin).status,
+      "EXPECTED_FAIL",
+    );
   });
 
   it("a topic file left without pins is deleted; a missing main file is created only when needed", function () {
@@ -211,11 +254,36 @@ describe("expectation files", function () {
   });
 
   it("the updater pins each operation UNSUPPORTED rows lack, once, and drops an operation pin whose operation answered", function () {
-    writeFileSync(join(dir, "emu.json"), JSON.stringify({ target: "emu", pins: {}, unsupported: { "Lease Container": { reason: "none yet" }, "Snapshot Blob": { reason: "kept" } } }));
+    writeFileSync(
+      join(dir, "emu.json"),
+      JSON.stringify({
+        target: "emu",
+        pins: {},
+        unsupported: { "Lease Container": { reason: "none yet" }, "Snapshot Blob": { reason: "kept" } },
+      }),
+    );
     const lacking = (id: string, operation: string) => ({ ...result(id, "UNSUPPORTED", "x"), unsupported: [{ operation, status: 501 }] });
-    const answered = { ...result("blob/x/passes", "PASS"), evidence: [{ seq: 1, via: "raw" as const, operation: "Lease Container (acquire)", method: "PUT", url: "/c", requestHeaders: {}, responseHeaders: {}, status: 201, ms: 1 }] };
+    const answered = {
+      ...result("blob/x/passes", "PASS"),
+      evidence: [
+        {
+          seq: 1,
+          via: "raw" as const,
+          operation: "Lease Container (acquire)",
+          method: "PUT",
+          url: "/c",
+          requestHeaders: {},
+          responseHeaders: {},
+          status: 201,
+          ms: 1,
+        },
+      ],
+    };
     const files = loadFiles(join(dir, "emu.json"), "emu");
-    const sum = applyReport(files, { results: [lacking("blob/x/a", "Put Page"), lacking("blob/x/b", "Put Page"), lacking("blob/x/c", "Snapshot Blob"), answered], notRun: [] });
+    const sum = applyReport(files, {
+      results: [lacking("blob/x/a", "Put Page"), lacking("blob/x/b", "Put Page"), lacking("blob/x/c", "Snapshot Blob"), answered],
+      notRun: [],
+    });
     writeFiles(files, sum);
     assert.deepEqual(sum.addedOperations, ["unsupported Put Page"]);
     assert.deepEqual(sum.removedOperations, ["unsupported Lease Container (Lease Container (acquire) answered)"]);
@@ -226,11 +294,35 @@ describe("expectation files", function () {
   });
 
   it("the updater pins each operation a server fault decided a row by under `faults`, with no row pin, and drops one that answered", function () {
-    writeFileSync(join(dir, "emu.json"), JSON.stringify({ target: "emu", pins: {}, faults: { "Put Block List": { reason: "fixed since" } } }));
-    const faulted = (id: string, operation: string) => ({ ...result(id, "FAIL", `server fault: ${operation} answered 500 InternalError to every try (4), and again on the re-run`), faults: [{ operation, status: 500, code: "InternalError", tries: 4 }] });
-    const answered = { ...result("blob/x/passes", "PASS"), evidence: [{ seq: 1, via: "raw" as const, operation: "Put Block List", method: "PUT", url: "/c/b?comp=blocklist", requestHeaders: {}, responseHeaders: {}, status: 201, ms: 1 }] };
+    writeFileSync(
+      join(dir, "emu.json"),
+      JSON.stringify({ target: "emu", pins: {}, faults: { "Put Block List": { reason: "fixed since" } } }),
+    );
+    const faulted = (id: string, operation: string) => ({
+      ...result(id, "FAIL", `server fault: ${operation} answered 500 InternalError to every try (4), and again on the re-run`),
+      faults: [{ operation, status: 500, code: "InternalError", tries: 4 }],
+    });
+    const answered = {
+      ...result("blob/x/passes", "PASS"),
+      evidence: [
+        {
+          seq: 1,
+          via: "raw" as const,
+          operation: "Put Block List",
+          method: "PUT",
+          url: "/c/b?comp=blocklist",
+          requestHeaders: {},
+          responseHeaders: {},
+          status: 201,
+          ms: 1,
+        },
+      ],
+    };
     const files = loadFiles(join(dir, "emu.json"), "emu");
-    const sum = applyReport(files, { results: [faulted("blob/x/a", "Lease Blob (renew)"), faulted("blob/x/b", "Lease Blob (renew)"), answered], notRun: [] });
+    const sum = applyReport(files, {
+      results: [faulted("blob/x/a", "Lease Blob (renew)"), faulted("blob/x/b", "Lease Blob (renew)"), answered],
+      notRun: [],
+    });
     writeFiles(files, sum);
     assert.deepEqual(sum.addedOperations, ["server fault Lease Blob (renew)"]);
     assert.deepEqual(sum.removedOperations, ["server fault Put Block List (Put Block List answered)"]);

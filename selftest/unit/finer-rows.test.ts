@@ -7,7 +7,8 @@ import { RowSignal } from "../../fixtures/wire/signals.ts";
 import { result } from "./row-result.ts";
 
 const label = (r: { id: string }) => r.id.slice(r.id.lastIndexOf("/") + 1);
-const cell = (...observed: Status[]) => ({ derived: observed.map((o, i) => result(`c/h${i}`, o, o === "PASS" ? undefined : `h${i} went ${o}`)) }) as unknown as RowContext;
+const cell = (...observed: Status[]) =>
+  ({ derived: observed.map((o, i) => result(`c/h${i}`, o, o === "PASS" ? undefined : `h${i} went ${o}`)) }) as unknown as RowContext;
 function outcome(t: RowContext): string {
   try {
     judgeFinerRows(t, label);
@@ -30,7 +31,10 @@ describe("a cell computed from the rows beneath it", function () {
   });
 
   it("is INCONCLUSIVE when a row beneath got no answer, naming the failing ones (the set a pin holds is not known)", function () {
-    assert.match(outcome(cell("FAIL", "INCONCLUSIVE")), /^INCONCLUSIVE: h1 got no answer, so which rows beneath fail is not known \(failing: h0: h0 went FAIL\)$/);
+    assert.match(
+      outcome(cell("FAIL", "INCONCLUSIVE")),
+      /^INCONCLUSIVE: h1 got no answer, so which rows beneath fail is not known \(failing: h0: h0 went FAIL\)$/,
+    );
   });
 
   it("takes the status of an undecided row beneath when none fails", function () {

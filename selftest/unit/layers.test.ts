@@ -25,7 +25,10 @@ function moduleGraph(): Map<string, string[]> {
     for (const file of filesEndingWith(join(ROOT, dir), ".ts")) {
       const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
       const deps = info.importedFiles.map((f) => f.fileName).filter((n) => n.startsWith("."));
-      graph.set(relative(ROOT, file), deps.map((d) => relative(ROOT, resolve(dirname(file), d))));
+      graph.set(
+        relative(ROOT, file),
+        deps.map((d) => relative(ROOT, resolve(dirname(file), d))),
+      );
     }
   }
   return graph;
@@ -128,13 +131,19 @@ describe("module graph", function () {
 
   it("every folder of fixtures/ has its rule", function () {
     const folders = new Set([...graph.keys()].filter((f) => f.startsWith("fixtures/")).map(layerOf));
-    assert.deepEqual([...folders].filter((l) => !(l in MAY_IMPORT)), []);
+    assert.deepEqual(
+      [...folders].filter((l) => !(l in MAY_IMPORT)),
+      [],
+    );
     assert.includeMembers([...folders], ["fixtures", "fixtures/wire", "fixtures/harness", "fixtures/azurite", "fixtures/run"]);
   });
 
   it("compat-only code (bin/compat/) serves bin/compat.ts and the self-tests only, so it stays out of the package", function () {
     const users = [...graph].filter(([, deps]) => deps.some((d) => d.startsWith("bin/compat/"))).map(([f]) => f);
-    assert.deepEqual(users.filter((f) => f !== "bin/compat.ts" && !f.startsWith("bin/compat/") && !f.startsWith("selftest/")), []);
+    assert.deepEqual(
+      users.filter((f) => f !== "bin/compat.ts" && !f.startsWith("bin/compat/") && !f.startsWith("selftest/")),
+      [],
+    );
     assert.include(users, "bin/compat.ts");
   });
 
@@ -145,6 +154,9 @@ describe("module graph", function () {
       ["suites/blob/x.rows.ts", ["fixtures/harness/engine.ts", "fixtures/run/run.ts"]],
       ["fixtures/run/run-suite.ts", ["reporters/json.ts"]],
     ]);
-    assert.deepEqual(layerViolations(g), ["fixtures/wire/raw.ts imports fixtures/run/config.ts", "suites/blob/x.rows.ts imports fixtures/run/run.ts"]);
+    assert.deepEqual(layerViolations(g), [
+      "fixtures/wire/raw.ts imports fixtures/run/config.ts",
+      "suites/blob/x.rows.ts imports fixtures/run/run.ts",
+    ]);
   });
 });

@@ -10,7 +10,16 @@ import { expectedAnswers, MARGIN_MS, settle, stepModel, type LeaseCommand, type 
 const T0 = Date.parse("2026-11-25T12:00:00Z");
 
 function model(resource: LeaseModel["resource"], state: Column, extra: Partial<LeaseModel> = {}): LeaseModel {
-  return { resource, state, holder: state === "available" ? undefined : "L1", finite: false, content: "v1", etag: '"e1"', stale: '"e0"', ...extra };
+  return {
+    resource,
+    state,
+    holder: state === "available" ? undefined : "L1",
+    finite: false,
+    content: "v1",
+    etag: '"e1"',
+    stale: '"e0"',
+    ...extra,
+  };
 }
 
 /** The request of each table action by L1 (the holder, A) or L2 (another ID, B). */
@@ -46,7 +55,13 @@ const BLOB_ROW: Record<string, Action> = {
 /** The catalogue's lease table of a resource, as written: action → column → cell. */
 function writtenTable(resource: LeaseResource): Map<Action, Map<Column, WrittenCell>> {
   const [head, ...rows] = tableAfter(catalogueText(), resource === "blob" ? "Lease actions × states" : "| Action | `available`");
-  const columns = head.slice(1).map((h) => h.replace(/`/g, "").replace(/\(A\)$/, "").toLowerCase() as Column);
+  const columns = head.slice(1).map(
+    (h) =>
+      h
+        .replace(/`/g, "")
+        .replace(/\(A\)$/, "")
+        .toLowerCase() as Column,
+  );
   const out = new Map<Action, Map<Column, WrittenCell>>();
   for (const [label, ...cells] of rows) {
     const action = resource === "blob" ? BLOB_ROW[label] : (label.replace(/`/g, "") as Action);
@@ -69,7 +84,9 @@ function blobExpiredModified(written: Map<Action, Map<Column, WrittenCell>>): Ma
   const acquire = /acquire \(no ID, B or A\) → (\d{3})/.exec(para);
   const renew = /renew A → (\d{3}) `(\w+)`/.exec(para);
   assert.ok(acquire && renew, "the catalogue's paragraph on the expired-modified column reads as the test expects");
-  const out = new Map<Action, WrittenCell>(ACTIONS.filter((a) => cellOf("blob", a, "expired-modified")).map((a) => [a, { ...written.get(a)!.get("expired")!, after: undefined }]));
+  const out = new Map<Action, WrittenCell>(
+    ACTIONS.filter((a) => cellOf("blob", a, "expired-modified")).map((a) => [a, { ...written.get(a)!.get("expired")!, after: undefined }]),
+  );
   out.set("acquire", { status: Number(acquire[1]) });
   out.set("acquire-same", { status: Number(acquire[1]) });
   out.set("renew", { status: Number(renew[1]), code: renew[2] });
@@ -84,8 +101,10 @@ function departure(resource: LeaseResource, action: Action, column: Column, w: W
   if (!cell) return `${at}: the catalogue has a cell, the suite none`;
   if (w.disputed) return cell.level === "disputed" ? undefined : `${at}: disputed in the catalogue, ${cell.level} in the suite`;
   const [o] = cell.outcomes;
-  if (cell.outcomes.length !== 1 || o.status !== w.status || o.code !== w.code) return `${at}: the catalogue says ${w.status} ${w.code ?? ""}, the suite ${cell.outcomes.map((x) => `${x.status} ${x.code ?? ""}`).join(" or ")}`;
-  if (w.after && JSON.stringify(o.after) !== JSON.stringify(w.after)) return `${at}: the catalogue says → ${w.after}, the suite ${JSON.stringify(o.after)}`;
+  if (cell.outcomes.length !== 1 || o.status !== w.status || o.code !== w.code)
+    return `${at}: the catalogue says ${w.status} ${w.code ?? ""}, the suite ${cell.outcomes.map((x) => `${x.status} ${x.code ?? ""}`).join(" or ")}`;
+  if (w.after && JSON.stringify(o.after) !== JSON.stringify(w.after))
+    return `${at}: the catalogue says → ${w.after}, the suite ${JSON.stringify(o.after)}`;
   const answers = expectedAnswers(model(resource, column), COMMAND[action]).map((e) => `${e.status} ${e.codes?.[0] ?? ""}`);
   if (answers.join() !== `${w.status} ${w.code ?? ""}`) return `${at}: the reference answers ${answers.join(" or ")}`;
   return undefined;
@@ -95,13 +114,19 @@ describe("the lease model's reference: a pure step function over the lease table
   for (const resource of ["blob", "container"] as const) {
     it(`answers every ${resource} cell as the catalogue's own table text says (status, code, state after)`, function () {
       const written = writtenTable(resource);
-      const cells: [Action, Column, WrittenCell][] = [...written].flatMap(([a, row]) => [...row].map(([c, w]) => [a, c, w] as [Action, Column, WrittenCell]));
+      const cells: [Action, Column, WrittenCell][] = [...written].flatMap(([a, row]) =>
+        [...row].map(([c, w]) => [a, c, w] as [Action, Column, WrittenCell]),
+      );
       if (resource === "blob") for (const [a, w] of blobExpiredModified(written)) cells.push([a, "expired-modified", w]);
       const departures = cells.map(([a, c, w]) => departure(resource, a, c, w)).filter(Boolean);
       assert.deepEqual(departures, []);
       const suite = ACTIONS.flatMap((a) => columnsOf(resource, a).map((c) => `${a}/${c}`));
       const stated = cells.filter(([, , w]) => !w.none).map(([a, c]) => `${a}/${c}`);
-      assert.deepEqual(suite.filter((x) => !stated.includes(x)), [], `${resource}: cells the suite has and the catalogue does not state`);
+      assert.deepEqual(
+        suite.filter((x) => !stated.includes(x)),
+        [],
+        `${resource}: cells the suite has and the catalogue does not state`,
+      );
     });
 
     it(`states every ${resource} cell's state after and holder as the suite's table does`, function () {
@@ -113,14 +138,21 @@ describe("the lease model's reference: a pure step function over the lease table
             const o = cell.outcomes[i];
             const after = e.next(answer, T0).map((m) => m.state);
             assert.deepEqual(after, Array.isArray(o.after) ? o.after : [o.after], `${resource} ${action}/${column}: state after`);
-            if (o.holder) assert.ok(e.next(answer, T0).every((m) => m.holder === (o.holder === "A" ? "L1" : "L2")), `${resource} ${action}/${column}: holder`);
+            if (o.holder)
+              assert.ok(
+                e.next(answer, T0).every((m) => m.holder === (o.holder === "A" ? "L1" : "L2")),
+                `${resource} ${action}/${column}: holder`,
+              );
           }
         }
     });
   }
 
   it("reads a catalogue cell that departs from the suite's table as a departure", function () {
-    assert.match(departure("blob", "acquire", "leased", { status: 409, code: "LeaseIsBreakingAndCannotBeAcquired" }) ?? "", /catalogue says 409 LeaseIsBreaking/);
+    assert.match(
+      departure("blob", "acquire", "leased", { status: 409, code: "LeaseIsBreakingAndCannotBeAcquired" }) ?? "",
+      /catalogue says 409 LeaseIsBreaking/,
+    );
     assert.match(departure("blob", "break-0", "leased", { status: 202, after: "breaking" }) ?? "", /→ breaking/);
     assert.match(departure("container", "release", "expired-modified", { status: 200 }) ?? "", /the suite none/);
     assert.match(departure("container", "renew", "expired-modified", { status: 200 }) ?? "", /the catalogue says 200/);
@@ -133,12 +165,28 @@ describe("the lease model's reference: a pure step function over the lease table
   });
 
   it("moves a finite lease through its end by the server's clock, either side allowed near it", function () {
-    const [leased] = stepModel(model("blob", "available"), { kind: "lease", verb: "acquire", id: "L1", duration: 15 }, T0, 201, undefined, answer);
+    const [leased] = stepModel(
+      model("blob", "available"),
+      { kind: "lease", verb: "acquire", id: "L1", duration: 15 },
+      T0,
+      201,
+      undefined,
+      answer,
+    );
     assert.equal(leased.state, "leased");
     assert.equal(leased.endsAt, T0 + 15_000);
-    assert.deepEqual(settle(leased, T0 + 15_000 - MARGIN_MS - 1).map((m) => m.state), ["leased"]);
-    assert.deepEqual(settle(leased, T0 + 15_000).map((m) => m.state), ["leased", "expired"]);
-    assert.deepEqual(settle(leased, T0 + 15_000 + MARGIN_MS).map((m) => m.state), ["expired"]);
+    assert.deepEqual(
+      settle(leased, T0 + 15_000 - MARGIN_MS - 1).map((m) => m.state),
+      ["leased"],
+    );
+    assert.deepEqual(
+      settle(leased, T0 + 15_000).map((m) => m.state),
+      ["leased", "expired"],
+    );
+    assert.deepEqual(
+      settle(leased, T0 + 15_000 + MARGIN_MS).map((m) => m.state),
+      ["expired"],
+    );
     // A renew answered past the end is judged against the expired lease: 200, leased again for 15 s.
     const [renewed] = stepModel(leased, { kind: "lease", verb: "renew", id: "L1" }, T0 + 20_000, 200, undefined, answer);
     assert.equal(renewed.state, "leased");
@@ -148,26 +196,53 @@ describe("the lease model's reference: a pure step function over the lease table
   it("after an expired lease's resource is written, renew A differs by resource as the catalogue says (blob 409, container disputed)", function () {
     const write: LeaseCommand = { kind: "write", condition: "none", content: "v2" };
     const blob = stepModel(model("blob", "expired"), write, T0, 201, undefined, answer);
-    assert.deepEqual(blob.map((m) => [m.state, m.etag]), [["expired-modified", '"e2"']]);
+    assert.deepEqual(
+      blob.map((m) => [m.state, m.etag]),
+      [["expired-modified", '"e2"']],
+    );
     const renew: LeaseCommand = { kind: "lease", verb: "renew", id: "L1" };
-    assert.deepEqual(expectedAnswers(blob[0], renew).map((e) => [e.status, e.codes]), [[409, ["LeaseIdMismatchWithLeaseOperation"]]]);
+    assert.deepEqual(
+      expectedAnswers(blob[0], renew).map((e) => [e.status, e.codes]),
+      [[409, ["LeaseIdMismatchWithLeaseOperation"]]],
+    );
     const container = stepModel(model("container", "expired"), write, T0, 200, undefined, answer);
-    assert.deepEqual(container.map((m) => m.state), ["expired-modified"]);
-    assert.deepEqual(expectedAnswers(container[0], renew).map((e) => [e.status, e.codes]), [
-      [200, undefined],
-      [409, ["LeaseIdMismatchWithLeaseOperation"]],
-    ]);
+    assert.deepEqual(
+      container.map((m) => m.state),
+      ["expired-modified"],
+    );
+    assert.deepEqual(
+      expectedAnswers(container[0], renew).map((e) => [e.status, e.codes]),
+      [
+        [200, undefined],
+        [409, ["LeaseIdMismatchWithLeaseOperation"]],
+      ],
+    );
   });
 
   it("keeps each resource's lease-ops rules: a blob write needs the ID, a container's is shared", function () {
     const none: LeaseCommand = { kind: "write", condition: "none", content: "v2" };
-    assert.deepEqual(expectedAnswers(model("blob", "leased"), none).map((e) => [e.status, e.codes]), [[412, ["LeaseIdMissing"]]]);
-    assert.deepEqual(expectedAnswers(model("container", "leased"), none).map((e) => e.status), [200]);
+    assert.deepEqual(
+      expectedAnswers(model("blob", "leased"), none).map((e) => [e.status, e.codes]),
+      [[412, ["LeaseIdMissing"]]],
+    );
+    assert.deepEqual(
+      expectedAnswers(model("container", "leased"), none).map((e) => e.status),
+      [200],
+    );
     const other: LeaseCommand = { kind: "write", id: "L2", condition: "none", content: "v2" };
-    assert.deepEqual(expectedAnswers(model("container", "leased"), other).map((e) => [e.status, e.codes]), [[412, ["LeaseIdMismatchWithContainerOperation"]]]);
+    assert.deepEqual(
+      expectedAnswers(model("container", "leased"), other).map((e) => [e.status, e.codes]),
+      [[412, ["LeaseIdMismatchWithContainerOperation"]]],
+    );
     const withId: LeaseCommand = { kind: "read", id: "L1", condition: "none" };
-    assert.deepEqual(expectedAnswers(model("container", "available"), withId).map((e) => [e.status, e.codes]), [[412, ["LeaseNotPresentWithContainerOperation"]]]);
-    assert.deepEqual(expectedAnswers(model("blob", "available"), withId).map((e) => [e.status, e.codes]), [[412, ["LeaseNotPresentWithBlobOperation"]]]);
+    assert.deepEqual(
+      expectedAnswers(model("container", "available"), withId).map((e) => [e.status, e.codes]),
+      [[412, ["LeaseNotPresentWithContainerOperation"]]],
+    );
+    assert.deepEqual(
+      expectedAnswers(model("blob", "available"), withId).map((e) => [e.status, e.codes]),
+      [[412, ["LeaseNotPresentWithBlobOperation"]]],
+    );
     // A refused write leaves the model as it was; a read that succeeds must show the model's content and ETag.
     assert.deepEqual(stepModel(model("blob", "leased"), none, T0, 412, "LeaseIdMissing", answer), [model("blob", "leased")]);
     const read: LeaseCommand = { kind: "read", condition: "none" };

@@ -15,7 +15,13 @@ import {
   type RegisterOutput,
 } from "../../fixtures/harness/linearizability.ts";
 
-const op = <I, O>(client: number, call: number, ret: number, input: I, output?: O): Operation<I, O> => ({ client, call, ret, input, output });
+const op = <I, O>(client: number, call: number, ret: number, input: I, output?: O): Operation<I, O> => ({
+  client,
+  call,
+  ret,
+  input,
+  output,
+});
 const T = Infinity; // never returned
 
 function assertFails<I, O>(r: CheckResult<I, O>, message?: string): asserts r is Extract<CheckResult<I, O>, { ok: false }> {
@@ -27,9 +33,11 @@ type RegIn = { op: "put"; value: number } | { op: "get" } | { op: "ghost" };
 const register: Model<number | null, RegIn, number> = {
   init: () => 0,
   step: (s, i, o) =>
-    i.op === "put" ? { ok: true, state: i.value }
-    : i.op === "ghost" ? { ok: true, state: null }
-    : { ok: o !== undefined && (s === null || s === o), state: o ?? s },
+    i.op === "put"
+      ? { ok: true, state: i.value }
+      : i.op === "ghost"
+        ? { ok: true, state: null }
+        : { ok: o !== undefined && (s === null || s === o), state: o ?? s },
   ghost: (i) => (i.op === "get" ? undefined : { op: "ghost" }),
 };
 
@@ -38,10 +46,13 @@ type CasIn = { op: "read" } | { op: "write"; value: number } | { op: "cas"; from
 const casRegister: Model<number, CasIn, number | boolean> = {
   init: () => 0,
   step: (s, i, o) =>
-    i.op === "write" ? { ok: true, state: i.value }
-    : i.op === "read" ? { ok: o === s, state: s }
-    : o === true || o === undefined ? { ok: s === i.from, state: i.to }
-    : { ok: s !== i.from, state: s },
+    i.op === "write"
+      ? { ok: true, state: i.value }
+      : i.op === "read"
+        ? { ok: o === s, state: s }
+        : o === true || o === undefined
+          ? { ok: s === i.from, state: i.to }
+          : { ok: s !== i.from, state: s },
 };
 
 // A FIFO queue (Herlihy & Wing's running example).
@@ -49,17 +60,21 @@ type QIn = { op: "enq"; value: string } | { op: "deq" };
 const queue: Model<readonly string[], QIn, string | null> = {
   init: () => [],
   step: (s, i, o) =>
-    i.op === "enq" ? { ok: true, state: [...s, i.value] }
-    : s.length === 0 ? { ok: o === null, state: s }
-    : { ok: o === s[0], state: s.slice(1) },
+    i.op === "enq"
+      ? { ok: true, state: [...s, i.value] }
+      : s.length === 0
+        ? { ok: o === null, state: s }
+        : { ok: o === s[0], state: s.slice(1) },
 };
 
 type BlobOp = Operation<BlobInput, RegisterOutput>;
 const read = (c: number, call: number, ret: number, output?: RegisterOutput): BlobOp => op(c, call, ret, { op: "read" }, output);
-const write = (c: number, call: number, ret: number, value: string, output?: RegisterOutput): BlobOp => op(c, call, ret, { op: "write", value }, output);
+const write = (c: number, call: number, ret: number, value: string, output?: RegisterOutput): BlobOp =>
+  op(c, call, ret, { op: "write", value }, output);
 const ifMatch = (c: number, call: number, ret: number, etag: string, value: string, output?: RegisterOutput): BlobOp =>
   op(c, call, ret, { op: "writeIfMatch", etag, value }, output);
-const create = (c: number, call: number, ret: number, value: string, output?: RegisterOutput): BlobOp => op(c, call, ret, { op: "create", value }, output);
+const create = (c: number, call: number, ret: number, value: string, output?: RegisterOutput): BlobOp =>
+  op(c, call, ret, { op: "create", value }, output);
 const del = (c: number, call: number, ret: number, output?: RegisterOutput): BlobOp => op(c, call, ret, { op: "delete" }, output);
 const delIfMatch = (c: number, call: number, ret: number, etag: string, output?: RegisterOutput): BlobOp =>
   op(c, call, ret, { op: "deleteIfMatch", etag }, output);
@@ -68,12 +83,20 @@ const st = (status: number): RegisterOutput => ({ status });
 
 describe("linearizability: classic examples", function () {
   it("Porcupine's README: put 100 concurrent with gets of 100 and 0 is linearizable", function () {
-    const h = [op(0, 0, 100, { op: "put", value: 100 } as RegIn, 0), op(1, 25, 75, { op: "get" } as RegIn, 100), op(2, 30, 60, { op: "get" } as RegIn, 0)];
+    const h = [
+      op(0, 0, 100, { op: "put", value: 100 } as RegIn, 0),
+      op(1, 25, 75, { op: "get" } as RegIn, 100),
+      op(2, 30, 60, { op: "get" } as RegIn, 0),
+    ];
     assert.deepEqual(checkLinearizable(register, h), { ok: true });
   });
 
   it("Porcupine's README: a get of 0 after a get of 200 has returned is not", function () {
-    const h = [op(0, 0, 100, { op: "put", value: 200 } as RegIn, 0), op(1, 10, 30, { op: "get" } as RegIn, 200), op(2, 40, 90, { op: "get" } as RegIn, 0)];
+    const h = [
+      op(0, 0, 100, { op: "put", value: 200 } as RegIn, 0),
+      op(1, 10, 30, { op: "get" } as RegIn, 200),
+      op(2, 40, 90, { op: "get" } as RegIn, 0),
+    ];
     const r = checkLinearizable(register, h);
     assertFails(r);
     assert.lengthOf(r.window, 3);
@@ -92,10 +115,13 @@ describe("linearizability: classic examples", function () {
 
   it("compare-and-set: two cas from the same value cannot both succeed; a read after a successful cas sees it", function () {
     const w = op<CasIn, number | boolean>(0, 0, 1, { op: "write", value: 1 }, true);
-    const cas = (c: number, call: number, ret: number, from: number, to: number, out: boolean) => op<CasIn, number | boolean>(c, call, ret, { op: "cas", from, to }, out);
+    const cas = (c: number, call: number, ret: number, from: number, to: number, out: boolean) =>
+      op<CasIn, number | boolean>(c, call, ret, { op: "cas", from, to }, out);
     const rd = (c: number, call: number, ret: number, v: number) => op<CasIn, number | boolean>(c, call, ret, { op: "read" }, v);
     assertFails(checkLinearizable(casRegister, [w, cas(1, 2, 5, 1, 2, true), cas(2, 3, 6, 1, 3, true)]));
-    assert.deepEqual(checkLinearizable(casRegister, [w, cas(1, 2, 5, 1, 2, true), cas(2, 3, 6, 1, 3, false), rd(0, 7, 8, 2)]), { ok: true });
+    assert.deepEqual(checkLinearizable(casRegister, [w, cas(1, 2, 5, 1, 2, true), cas(2, 3, 6, 1, 3, false), rd(0, 7, 8, 2)]), {
+      ok: true,
+    });
     assertFails(checkLinearizable(casRegister, [w, cas(1, 2, 3, 1, 2, true), rd(2, 4, 5, 1)]));
     // A timed-out cas may have happened (the read of 2) or not (the cas of 1 → 3 afterwards).
     assert.deepEqual(checkLinearizable(casRegister, [w, cas(1, 2, T, 1, 2, false), rd(2, 4, 5, 2)]), { ok: true });
@@ -152,7 +178,9 @@ describe("linearizability: blob model with ETags", function () {
     assert.include(r.explanation, "(result not needed", "the create: any version may exist before");
     assert.deepEqual(checkLinearizable(blobModel, [base, a, ifMatch(2, 3, 7, "E0", "b", st(412))]), { ok: true });
     // Either order is fine while they overlap.
-    assert.deepEqual(checkLinearizable(blobModel, [base, ifMatch(1, 2, 6, "E0", "a", st(412)), ifMatch(2, 3, 7, "E0", "b", ok("Eb"))]), { ok: true });
+    assert.deepEqual(checkLinearizable(blobModel, [base, ifMatch(1, 2, 6, "E0", "a", st(412)), ifMatch(2, 3, 7, "E0", "b", ok("Eb"))]), {
+      ok: true,
+    });
   });
 
   it("an ETag reused after delete and re-create is not linearizable", function () {
@@ -181,7 +209,11 @@ describe("linearizability: blob model with ETags", function () {
     const base = create(0, 0, 1, "v0", ok("E0"));
     const lost = write(1, 2, T, "v1");
     assert.deepEqual(checkLinearizable(blobModel, [base, lost, read(2, 5, 6, ok("E0", "v0"))]), { ok: true }, "not applied");
-    assert.deepEqual(checkLinearizable(blobModel, [base, lost, read(2, 5, 6, ok("Ex", "v1"))]), { ok: true }, "applied; ETag learned from the read");
+    assert.deepEqual(
+      checkLinearizable(blobModel, [base, lost, read(2, 5, 6, ok("Ex", "v1"))]),
+      { ok: true },
+      "applied; ETag learned from the read",
+    );
     assert.deepEqual(
       checkLinearizable(blobModel, [base, lost, read(2, 5, 6, ok("E0", "v0")), read(2, 7, 8, ok("Ex", "v1"))]),
       { ok: true },
@@ -192,7 +224,9 @@ describe("linearizability: blob model with ETags", function () {
     // A timed-out conditional write: applied, or refused and so without effect.
     const lostIf = ifMatch(1, 2, T, "E0", "v1");
     assert.deepEqual(checkLinearizable(blobModel, [base, lostIf, ifMatch(2, 5, 6, "E0", "v2", ok("E2"))]), { ok: true });
-    assert.deepEqual(checkLinearizable(blobModel, [base, lostIf, ifMatch(2, 5, 6, "E0", "v2", st(412)), read(2, 7, 8, ok("Ey", "v1"))]), { ok: true });
+    assert.deepEqual(checkLinearizable(blobModel, [base, lostIf, ifMatch(2, 5, 6, "E0", "v2", st(412)), read(2, 7, 8, ok("Ey", "v1"))]), {
+      ok: true,
+    });
     assertFails(checkLinearizable(blobModel, [base, lostIf, ifMatch(2, 5, 6, "E0", "v2", st(412)), read(2, 7, 8, ok("E0", "v0"))]));
     // A timed-out delete.
     assert.deepEqual(checkLinearizable(blobModel, [base, del(1, 2, T), read(2, 5, 6, st(404))]), { ok: true });
@@ -236,7 +270,7 @@ describe("linearizability: table entity model", function () {
 // ---- random histories ------------------------------------------------------
 
 function rng(seed: number) {
-  return () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** Operations on one blob by `clients` clients, simulated sequentially at
@@ -325,13 +359,23 @@ describe("linearizability: random histories", function () {
 
   it("a 1,000-operation linearizable table entity history is accepted", function () {
     const asEntity = (i: BlobInput): EntityInput =>
-      i.op === "writeIfMatch" ? { op: "update", etag: i.etag, value: i.value }
-      : i.op === "deleteIfMatch" ? { op: "delete", etag: i.etag }
-      : i.op === "create" ? { op: "insert", value: i.value }
-      : i.op === "write" ? { op: "upsert", value: i.value }
-      : { op: "read" };
+      i.op === "writeIfMatch"
+        ? { op: "update", etag: i.etag, value: i.value }
+        : i.op === "deleteIfMatch"
+          ? { op: "delete", etag: i.etag }
+          : i.op === "create"
+            ? { op: "insert", value: i.value }
+            : i.op === "write"
+              ? { op: "upsert", value: i.value }
+              : { op: "read" };
     const { history } = randomBlobHistory(2, 1000, 5, 0.02, true);
-    assert.deepEqual(checkLinearizable(tableEntityModel, history.map((o) => ({ ...o, input: asEntity(o.input) }))), { ok: true });
+    assert.deepEqual(
+      checkLinearizable(
+        tableEntityModel,
+        history.map((o) => ({ ...o, input: asEntity(o.input) })),
+      ),
+      { ok: true },
+    );
   });
 
   /** `history` with one read late in it answering a version long overwritten. */

@@ -61,7 +61,11 @@ describe("every row findable from its ID", function () {
       console.log = log;
     }
     const rows = printed.slice(0, -1).map((l) => l.split("\t"));
-    assert.deepEqual(rows.map((r) => r[0]), ["blob/lease/write-with-id", "queue/delivery-model"], "catalogue order");
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      ["blob/lease/write-with-id", "queue/delivery-model"],
+      "catalogue order",
+    );
     for (const [id, level, at, title] of rows) {
       const row = registeredRows().find((e) => e.row.id === id)!.row;
       assert.equal(level, row.level);

@@ -57,15 +57,25 @@ describe("the run's options, declared once", function () {
   });
 
   it("refuses a value out of the table's range, naming the flag or the variable", function () {
-    assert.throws(() => resolveConfig(parsed(["--max-tries", String(OPTIONS.maxTries.max + 1)]), {}), /^--max-tries=11 is out of range \(1–10\)\.$/);
-    assert.throws(() => resolveConfig({}, { [ENV.requestTimeoutMs]: "100" }), /^CONFORMANCE_REQUEST_TIMEOUT_MS=100 is out of range \(500–600000\)\.$/);
+    assert.throws(
+      () => resolveConfig(parsed(["--max-tries", String(OPTIONS.maxTries.max + 1)]), {}),
+      /^--max-tries=11 is out of range \(1–10\)\.$/,
+    );
+    assert.throws(
+      () => resolveConfig({}, { [ENV.requestTimeoutMs]: "100" }),
+      /^CONFORMANCE_REQUEST_TIMEOUT_MS=100 is out of range \(500–600000\)\.$/,
+    );
   });
 
   it(".env.example lists every option's variable with its default, and no other run setting", function () {
-    const listed = new Map([...readFileSync(join(ROOT, ".env.example"), "utf8").matchAll(/^([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
+    const listed = new Map(
+      [...readFileSync(join(ROOT, ".env.example"), "utf8").matchAll(/^([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => [m[1], m[2]]),
+    );
     listed.delete("CONFORMANCE_DEBUG");
     assert.deepEqual([...listed.keys()].sort(), Object.values(ENV).sort());
-    const differ = Object.values(OPTIONS).filter((o) => listed.get(o.env) !== String("default" in o ? o.default : "")).map((o) => `${o.env}=${listed.get(o.env)}`);
+    const differ = Object.values(OPTIONS)
+      .filter((o) => listed.get(o.env) !== String("default" in o ? o.default : ""))
+      .map((o) => `${o.env}=${listed.get(o.env)}`);
     assert.deepEqual(differ, [], "values in .env.example that are not the option's default");
   });
 });

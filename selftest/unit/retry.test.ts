@@ -3,9 +3,26 @@
 import { assert } from "chai";
 import { createEmptyPipeline, createHttpHeaders, createPipelineRequest, type PipelineResponse } from "@azure/core-rest-pipeline";
 import { recordingHttpClient, withEvidence, type EvidenceStore, type Exchange } from "../../fixtures/wire/evidence.ts";
-import { ambiguousRetry, changesState, conformanceRetryPolicy, delayBefore, MAX_RETRY_AFTER_MS, mayHaveApplied, retryAfterMs } from "../../fixtures/wire/retry.ts";
+import {
+  ambiguousRetry,
+  changesState,
+  conformanceRetryPolicy,
+  delayBefore,
+  MAX_RETRY_AFTER_MS,
+  mayHaveApplied,
+  retryAfterMs,
+} from "../../fixtures/wire/retry.ts";
 
-const ex = (p: Partial<Exchange>): Exchange => ({ seq: 1, via: "sdk", method: "GET", url: "/c/b", requestHeaders: {}, responseHeaders: {}, ms: 1, ...p });
+const ex = (p: Partial<Exchange>): Exchange => ({
+  seq: 1,
+  via: "sdk",
+  method: "GET",
+  url: "/c/b",
+  requestHeaders: {},
+  responseHeaders: {},
+  ms: 1,
+  ...p,
+});
 
 /** Sends one request through the policy to a transport answering `statuses` in turn (500.1: a 500 FeatureNotSupported); returns the recorded exchanges and the pauses asked for. */
 async function tries(statuses: (number | string)[], maxTries = 3, method = "PUT") {
@@ -16,7 +33,8 @@ async function tries(statuses: (number | string)[], maxTries = 3, method = "PUT"
     async sendRequest(request): Promise<PipelineResponse> {
       const s = statuses[Math.min(i++, statuses.length - 1)];
       if (typeof s === "string") throw Object.assign(new Error(s), { name: "RestError", code: s, request });
-      const headers: Record<string, string> = s === 503 ? { "retry-after": "1" } : s === 500.1 ? { "x-ms-error-code": "FeatureNotSupported" } : {};
+      const headers: Record<string, string> =
+        s === 503 ? { "retry-after": "1" } : s === 500.1 ? { "x-ms-error-code": "FeatureNotSupported" } : {};
       return { request, status: Math.floor(s), headers: createHttpHeaders(headers), bodyAsText: "" };
     },
   });
@@ -35,7 +53,14 @@ describe("retry policy", function () {
   it("retries 503, 500, 502, 504, 408 and resets; the evidence has every try, superseded ones marked retried", async function () {
     const { outcome, exchanges } = await tries([503, 500, 201]);
     assert.equal(outcome, 201);
-    assert.deepEqual(exchanges.map((e) => [e.status, e.try, e.retried]), [[503, undefined, true], [500, 2, true], [201, 3, undefined]]);
+    assert.deepEqual(
+      exchanges.map((e) => [e.status, e.try, e.retried]),
+      [
+        [503, undefined, true],
+        [500, 2, true],
+        [201, 3, undefined],
+      ],
+    );
     assert.equal((await tries([408, 200])).outcome, 200);
     assert.equal((await tries(["ECONNRESET", 200])).outcome, 200);
     for (const s of [502, 504]) assert.equal((await tries([s, 200])).outcome, 200, `a gateway's ${s}`);
@@ -90,7 +115,9 @@ describe("retry policy", function () {
     assert.isTrue(changesState(ex({ method: "GET", url: "/q/messages?numofmessages=1" })), "Get Messages dequeues");
     assert.isFalse(changesState(ex({ method: "GET", url: "/q/messages?peekonly=true" })));
     assert.isFalse(changesState(ex({ method: "HEAD", url: "/c/b" })));
-    assert.isUndefined(ambiguousRetry([ex({ method: "GET", status: 500, retried: true }), ex({ method: "PUT", status: 503, retried: true })]));
+    assert.isUndefined(
+      ambiguousRetry([ex({ method: "GET", status: 500, retried: true }), ex({ method: "PUT", status: 503, retried: true })]),
+    );
     assert.equal(ambiguousRetry([ex({ method: "PUT", status: 500, retried: true })])?.status, 500);
   });
 });

@@ -16,9 +16,19 @@ describe("the rows index (catalogue/rows.tsv)", function () {
   });
 
   it("has one line per registered row, with its level, the line of its claim and its runner", function () {
-    const lines = text.split("\n").filter((l) => l && !l.startsWith("#")).map((l) => l.split("\t"));
-    assert.deepEqual(lines.map((l) => l[0]).sort(), registeredRows().map((r) => r.row.id).sort());
-    const unplaced = lines.filter((l) => l.length !== 4 || !/^[\w/.-]+:\d+$/.test(l[2]) || !/^[\w/.-]+(:\d+)? \S+$/.test(l[3])).map((l) => l.join(" | "));
+    const lines = text
+      .split("\n")
+      .filter((l) => l && !l.startsWith("#"))
+      .map((l) => l.split("\t"));
+    assert.deepEqual(
+      lines.map((l) => l[0]).sort(),
+      registeredRows()
+        .map((r) => r.row.id)
+        .sort(),
+    );
+    const unplaced = lines
+      .filter((l) => l.length !== 4 || !/^[\w/.-]+:\d+$/.test(l[2]) || !/^[\w/.-]+(:\d+)? \S+$/.test(l[3]))
+      .map((l) => l.join(" | "));
     assert.deepEqual(unplaced, []);
   });
 });

@@ -11,7 +11,13 @@ import { renderMarkdown } from "../../reporters/markdown.ts";
 
 const GUID = "0f8fad5b-d9cb-469f-a165-70867728950e";
 
-function pair(service: ListedPair["service"], operation: string, parameter: string, kind: ListedPair["kind"], rows: string[] = []): ListedPair {
+function pair(
+  service: ListedPair["service"],
+  operation: string,
+  parameter: string,
+  kind: ListedPair["kind"],
+  rows: string[] = [],
+): ListedPair {
   return { service, operation, sdkOperation: "x.y", parameter, kind, rows };
 }
 
@@ -32,12 +38,44 @@ const PAIRS: ListedPair[] = [
   pair("file", "Create File", "x-ms-lease-id", "lease id"),
 ];
 
-function ex(operation: string, method: string, url: string, requestHeaders: Record<string, string>, status?: number, errorCode?: string): Exchange {
-  return { seq: 1, via: "sdk", service: operation.includes("Message") ? "queue" : "blob", operation, method, url, requestHeaders, status, responseHeaders: {}, errorCode, ms: 1 };
+function ex(
+  operation: string,
+  method: string,
+  url: string,
+  requestHeaders: Record<string, string>,
+  status?: number,
+  errorCode?: string,
+): Exchange {
+  return {
+    seq: 1,
+    via: "sdk",
+    service: operation.includes("Message") ? "queue" : "blob",
+    operation,
+    method,
+    url,
+    requestHeaders,
+    status,
+    responseHeaders: {},
+    errorCode,
+    ms: 1,
+  };
 }
 
 function row(id: string, evidence: Exchange[], status: Status = "PASS", extra: Partial<RowResult> = {}): RowResult {
-  return { id, title: id, table: "T", service: "blob", level: "rest", source: "s", status, observed: status, notes: {}, durationMs: 1, evidence, ...extra };
+  return {
+    id,
+    title: id,
+    table: "T",
+    service: "blob",
+    level: "rest",
+    source: "s",
+    status,
+    observed: status,
+    notes: {},
+    durationMs: 1,
+    evidence,
+    ...extra,
+  };
 }
 
 const SERVICES: ServiceProbe[] = [
@@ -52,27 +90,70 @@ const RESULTS: RowResult[] = [
   // two conditions refused together: neither alone
   row("blob/both", [ex("Put Blob (BlockBlob)", "PUT", "/c/b", { "if-match": '"0x1"', "if-none-match": '"0x2"' }, 412, "ConditionNotMet")]),
   // Put Page clear, refused by its sequence number; the classifier names it "Put Page"
-  row("blob/clear", [ex("Put Page", "PUT", "/c/b?comp=page", { "x-ms-page-write": "clear", "x-ms-if-sequence-number-le": "4" }, 412, "SequenceNumberConditionNotMet")]),
+  row("blob/clear", [
+    ex(
+      "Put Page",
+      "PUT",
+      "/c/b?comp=page",
+      { "x-ms-page-write": "clear", "x-ms-if-sequence-number-le": "4" },
+      412,
+      "SequenceNumberConditionNotMet",
+    ),
+  ]),
   // a write answered 304: not how a write's condition is refused
   row("blob/snapshot", [ex("Snapshot Blob", "PUT", "/c/b?comp=snapshot", { "if-none-match": '"0x1"' }, 304, "ConditionNotMet")]),
   // a duration out of range beside a well-formed proposed ID: the duration alone
-  row("blob/duration", [ex("Lease Blob (acquire)", "PUT", "/c/b?comp=lease", { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "14", "x-ms-proposed-lease-id": GUID }, 400, "InvalidHeaderValue")]),
+  row("blob/duration", [
+    ex(
+      "Lease Blob (acquire)",
+      "PUT",
+      "/c/b?comp=lease",
+      { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "14", "x-ms-proposed-lease-id": GUID },
+      400,
+      "InvalidHeaderValue",
+    ),
+  ]),
   // a malformed proposed ID beside a duration out of range: either could explain the 400
-  row("blob/both-bad", [ex("Lease Blob (acquire)", "PUT", "/c/b?comp=lease", { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "61", "x-ms-proposed-lease-id": "nope" }, 400, "InvalidHeaderValue")]),
+  row("blob/both-bad", [
+    ex(
+      "Lease Blob (acquire)",
+      "PUT",
+      "/c/b?comp=lease",
+      { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "61", "x-ms-proposed-lease-id": "nope" },
+      400,
+      "InvalidHeaderValue",
+    ),
+  ]),
   // a stale receipt: 404 MessageNotFound, which a valid visibility timeout cannot explain
-  row("queue/stale", [ex("Update Message", "PUT", "/q/messages/m?popreceipt=AAA&visibilitytimeout=30", {}, 404, "MessageNotFound")], "PASS", { service: "queue" }),
-  row("blob/from-url", [ex("Put Page From URL", "PUT", "/c/b?comp=page", { "x-ms-copy-source": "http://x" }, 501, "NotImplemented")], "UNSUPPORTED", {
-    unsupported: [{ operation: "Put Page From URL", status: 501, code: "NotImplemented" }],
-  }),
+  row(
+    "queue/stale",
+    [ex("Update Message", "PUT", "/q/messages/m?popreceipt=AAA&visibilitytimeout=30", {}, 404, "MessageNotFound")],
+    "PASS",
+    { service: "queue" },
+  ),
+  row(
+    "blob/from-url",
+    [ex("Put Page From URL", "PUT", "/c/b?comp=page", { "x-ms-copy-source": "http://x" }, 501, "NotImplemented")],
+    "UNSUPPORTED",
+    {
+      unsupported: [{ operation: "Put Page From URL", status: 501, code: "NotImplemented" }],
+    },
+  ),
   row("blob/setup-fails", [], "PRECONDITION_FAILED"),
 ];
 
 const coverage = () => surfaceCoverage(PAIRS, RESULTS, { services: SERVICES, notRun: ["blob/not-selected"] });
-const entry = (operation: string, parameter: string): SurfaceEntry => coverage().entries.find((e) => e.operation === operation && e.parameter === parameter)!;
+const entry = (operation: string, parameter: string): SurfaceEntry =>
+  coverage().entries.find((e) => e.operation === operation && e.parameter === parameter)!;
 
 describe("surface coverage from a run's evidence", function () {
   it("a condition refused beside the holder's lease ID is refused on its own; the lease ID is sent, not refused", function () {
-    assert.deepInclude(entry("Put Blob (BlockBlob)", "if-match"), { sent: true, rows: ["blob/both", "blob/if-match"], refusedAlone: true, refusedBy: ["blob/if-match"] });
+    assert.deepInclude(entry("Put Blob (BlockBlob)", "if-match"), {
+      sent: true,
+      rows: ["blob/both", "blob/if-match"],
+      refusedAlone: true,
+      refusedBy: ["blob/if-match"],
+    });
     assert.deepInclude(entry("Put Blob (BlockBlob)", "x-ms-lease-id"), { sent: true, rows: ["blob/if-match"], refusedAlone: false });
   });
 

@@ -99,7 +99,11 @@ describe("surface lint: catalogue/surface.tsv and the installed SDKs", function 
     await loadAllSuites();
     const ids = new Set(registeredRows().map((r) => r.row.id));
     assert.deepEqual(unknownRows(listed, ids), []);
-    assert.isAbove(listed.filter((p) => p.rows.length).length, 0, "no pair names a row: npm run surface -- --run <a full run's conformance.json>");
+    assert.isAbove(
+      listed.filter((p) => p.rows.length).length,
+      0,
+      "no pair names a row: npm run surface -- --run <a full run's conformance.json>",
+    );
     const bad = [{ ...listed[0], rows: [...listed[0].rows, "blob/no/such-row"] }];
     assert.deepEqual(unknownRows(bad, ids), [`blob/no/such-row (${listed[0].operation}, ${listed[0].parameter})`]);
   });
@@ -117,7 +121,9 @@ describe("surface lint: catalogue/surface.tsv and the installed SDKs", function 
   it("the surface is the specification's (../shared/spec/surface.tsv, which names file operations by their SDK operation)", function () {
     const spec = join(ROOT, "..", "shared", "spec", "surface.tsv");
     if (!existsSync(spec)) this.skip();
-    const theirs = parseSurface(readFileSync(spec, "utf8")).map((p) => (p.service === "file" ? { ...p, operation: FILE_OPERATIONS[p.sdkOperation] ?? p.operation } : p));
+    const theirs = parseSurface(readFileSync(spec, "utf8")).map((p) =>
+      p.service === "file" ? { ...p, operation: FILE_OPERATIONS[p.sdkOperation] ?? p.operation } : p,
+    );
     assert.deepEqual(surfaceDifferences(derived, theirs), []);
     assert.equal(derived.length, 307);
   });

@@ -48,12 +48,16 @@ describe("target resolution", function () {
   });
 
   it("an emulator on a non-loopback host with the dev account is still an emulator", function () {
-    const t = resolveConnectionString(`AccountName=devstoreaccount1;AccountKey=${DEV_KEY};BlobEndpoint=http://azurite:10000/devstoreaccount1`);
+    const t = resolveConnectionString(
+      `AccountName=devstoreaccount1;AccountKey=${DEV_KEY};BlobEndpoint=http://azurite:10000/devstoreaccount1`,
+    );
     assert.equal(t.kind, "emulator");
   });
 
   it("account + key + suffix: a live account with the four service endpoints", function () {
-    const t = resolveConnectionString(`DefaultEndpointsProtocol=https;AccountName=myacct;AccountKey=${KEY};EndpointSuffix=core.windows.net`);
+    const t = resolveConnectionString(
+      `DefaultEndpointsProtocol=https;AccountName=myacct;AccountKey=${KEY};EndpointSuffix=core.windows.net`,
+    );
     assert.equal(t.kind, "live");
     assert.equal(t.name, "live");
     assert.deepEqual(t.endpoints, {
@@ -72,7 +76,9 @@ describe("target resolution", function () {
 
   it("SAS: endpoints + SharedAccessSignature, account taken from the host, the signature a secret", function () {
     const sas = "sv=2025-11-05&ss=bqtf&srt=sco&sp=rwdlacup&se=2030-01-01T00:00:00Z&sig=abc%2Bdef%3D";
-    const t = resolveConnectionString(`BlobEndpoint=https://myacct.blob.core.windows.net/;QueueEndpoint=https://myacct.queue.core.windows.net;SharedAccessSignature=?${sas}`);
+    const t = resolveConnectionString(
+      `BlobEndpoint=https://myacct.blob.core.windows.net/;QueueEndpoint=https://myacct.queue.core.windows.net;SharedAccessSignature=?${sas}`,
+    );
     assert.equal(t.kind, "live");
     assert.equal(t.credentials.accountName, "myacct");
     assert.isUndefined(t.credentials.accountKey);
@@ -98,10 +104,18 @@ describe("target resolution", function () {
       ["key not base64", "AccountName=a;AccountKey=abc$%^", /AccountKey is not base64/],
       ["endpoint not a URL", `AccountName=a;AccountKey=${KEY};BlobEndpoint=not a url`, /BlobEndpoint "not a url" is not a URL/],
       ["endpoint not http(s)", `AccountName=a;AccountKey=${KEY};BlobEndpoint=ftp://h/x`, /must be an http\(s\) URL/],
-      ["endpoint with a query", `AccountName=a;AccountKey=${KEY};BlobEndpoint=https://a.blob.core.windows.net/?sig=x`, /must not carry a query/],
+      [
+        "endpoint with a query",
+        `AccountName=a;AccountKey=${KEY};BlobEndpoint=https://a.blob.core.windows.net/?sig=x`,
+        /must not carry a query/,
+      ],
       ["bad protocol", `DefaultEndpointsProtocol=gopher;AccountName=a;AccountKey=${KEY}`, /DefaultEndpointsProtocol must be http or https/],
       ["UseDevelopmentStorage=false", "UseDevelopmentStorage=false", /only takes the value true/],
-      ["proxy URI not a URL", "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=emu host", /DevelopmentStorageProxyUri "emu host" is not a URL/],
+      [
+        "proxy URI not a URL",
+        "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=emu host",
+        /DevelopmentStorageProxyUri "emu host" is not a URL/,
+      ],
     ];
     for (const [what, cs, pattern] of cases) {
       it(what, function () {
@@ -136,7 +150,12 @@ describe("run configuration", function () {
   it("flags override environment variables; an empty connection string means embedded", function () {
     const c = resolveConfig(
       { services: "table, Blob", concurrency: "4" },
-      { CONFORMANCE_SERVICES: "queue", CONFORMANCE_CONCURRENCY: "abc", AZURE_STORAGE_CONNECTION_STRING: "  ", CONFORMANCE_CLEANUP: "false" },
+      {
+        CONFORMANCE_SERVICES: "queue",
+        CONFORMANCE_CONCURRENCY: "abc",
+        AZURE_STORAGE_CONNECTION_STRING: "  ",
+        CONFORMANCE_CLEANUP: "false",
+      },
     );
     assert.deepEqual(c.services, ["table", "blob"]);
     assert.equal(c.concurrency, 4);
@@ -147,12 +166,20 @@ describe("run configuration", function () {
   const bad: [string, Record<string, string>, RegExp][] = [
     ["CONFORMANCE_CONCURRENCY=abc", { CONFORMANCE_CONCURRENCY: "abc" }, /^CONFORMANCE_CONCURRENCY="abc" is not a whole number/],
     ["CONFORMANCE_CONCURRENCY=0", { CONFORMANCE_CONCURRENCY: "0" }, /^CONFORMANCE_CONCURRENCY=0 is out of range/],
-    ["CONFORMANCE_SERVICES=blobb", { CONFORMANCE_SERVICES: "blobb" }, /^CONFORMANCE_SERVICES: unknown service blobb \(choose from blob, queue, table, file\)/],
+    [
+      "CONFORMANCE_SERVICES=blobb",
+      { CONFORMANCE_SERVICES: "blobb" },
+      /^CONFORMANCE_SERVICES: unknown service blobb \(choose from blob, queue, table, file\)/,
+    ],
     ["CONFORMANCE_GREP=(", { CONFORMANCE_GREP: "(" }, /^CONFORMANCE_GREP="\(" is not a valid regular expression/],
     ["CONFORMANCE_CLEANUP=maybe", { CONFORMANCE_CLEANUP: "maybe" }, /^CONFORMANCE_CLEANUP="maybe": use true or false/],
     ["CONFORMANCE_REQUEST_TIMEOUT_MS=5", { CONFORMANCE_REQUEST_TIMEOUT_MS: "5" }, /^CONFORMANCE_REQUEST_TIMEOUT_MS=5 is out of range/],
     ["CONFORMANCE_MAX_TRIES=-1", { CONFORMANCE_MAX_TRIES: "-1" }, /^CONFORMANCE_MAX_TRIES="-1" is not a whole number/],
-    ["CONFORMANCE_SERVICE=blob (a misspelt name)", { CONFORMANCE_SERVICE: "blob" }, /^Unknown variable CONFORMANCE_SERVICE \(did you mean CONFORMANCE_SERVICES\?\)/],
+    [
+      "CONFORMANCE_SERVICE=blob (a misspelt name)",
+      { CONFORMANCE_SERVICE: "blob" },
+      /^Unknown variable CONFORMANCE_SERVICE \(did you mean CONFORMANCE_SERVICES\?\)/,
+    ],
     ["CONFORMANCE_FOO=1", { CONFORMANCE_FOO: "1" }, /^Unknown variable CONFORMANCE_FOO; the variables are listed in .env.example/],
   ];
   for (const [what, env, pattern] of bad) {

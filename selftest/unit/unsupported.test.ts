@@ -27,7 +27,10 @@ const ex = (operation: string, status: number, errorCode?: string): Exchange => 
 });
 
 function unsupported(id: string, operation: string): RowResult {
-  return { ...result(id, "UNSUPPORTED", `the target does not implement ${operation} (501 NotImplemented)`), unsupported: [{ operation, status: 501, code: "NotImplemented" }] };
+  return {
+    ...result(id, "UNSUPPORTED", `the target does not implement ${operation} (501 NotImplemented)`),
+    unsupported: [{ operation, status: 501, code: "NotImplemented" }],
+  };
 }
 
 describe("UNSUPPORTED: answers that an operation is not implemented", function () {
@@ -59,11 +62,15 @@ describe("UNSUPPORTED: answers that an operation is not implemented", function (
   });
 
   it("a per-operation pin, by name or by family, keeps it from failing the run; a row pin does not", function () {
-    const byName = judge(unsupported("a/b", "Put Page"), undefined, "1.0.0", { "Put Page": { reason: "no page blobs", link: "https://example.invalid/1" } });
+    const byName = judge(unsupported("a/b", "Put Page"), undefined, "1.0.0", {
+      "Put Page": { reason: "no page blobs", link: "https://example.invalid/1" },
+    });
     assert.equal(byName.status, "UNSUPPORTED");
     assert.isFalse(failsRun(byName));
     assert.deepEqual(byName.expectation?.operations, ["Put Page"]);
-    const byFamily = judge(unsupported("a/b", "Lease Container (break)"), undefined, "1.0.0", { "Lease Container": { reason: "no container leases" } });
+    const byFamily = judge(unsupported("a/b", "Lease Container (break)"), undefined, "1.0.0", {
+      "Lease Container": { reason: "no container leases" },
+    });
     assert.isFalse(failsRun(byFamily));
     const rowPin = judge(unsupported("a/b", "Put Page"), { status: "FAIL", reason: "r" }, "1.0.0", undefined);
     assert.equal(rowPin.status, "UNSUPPORTED");
@@ -72,7 +79,13 @@ describe("UNSUPPORTED: answers that an operation is not implemented", function (
   });
 
   it("a row lacking two operations is pinned only when both are", function () {
-    const two = { ...unsupported("a/b", "Put Page"), unsupported: [{ operation: "Put Page", status: 501 }, { operation: "Snapshot Blob", status: 501 }] };
+    const two = {
+      ...unsupported("a/b", "Put Page"),
+      unsupported: [
+        { operation: "Put Page", status: 501 },
+        { operation: "Snapshot Blob", status: 501 },
+      ],
+    };
     assert.isTrue(failsRun(judge(two, undefined, "1.0.0", { "Put Page": { reason: "r" } })));
     assert.isFalse(failsRun(judge(two, undefined, "1.0.0", { "Put Page": { reason: "r" }, "Snapshot Blob": { reason: "s" } })));
   });

@@ -64,12 +64,17 @@ describe("version-aware pins", function () {
     afterEach(function () {
       rmSync(dir, { recursive: true, force: true });
     });
-    const write = (name: string, data: object) => writeFileSync(join(dir, name), JSON.stringify({ target: "emu", ...data }, null, 2) + "\n");
+    const write = (name: string, data: object) =>
+      writeFileSync(join(dir, name), JSON.stringify({ target: "emu", ...data }, null, 2) + "\n");
     const read = (name: string) => JSON.parse(readFileSync(join(dir, name), "utf8")) as { about?: string; pins: Record<string, Pin> };
 
     it("the loader refuses a range that is not semver", function () {
       write("emu.json", { pins: { "blob/x/a": pin({ versions: "three-ish" }) } });
-      assert.throws(() => loadExpectations(join(dir, "emu.json")), ConfigError, /pin blob\/x\/a has versions "three-ish", which is not a semver range/);
+      assert.throws(
+        () => loadExpectations(join(dir, "emu.json")),
+        ConfigError,
+        /pin blob\/x\/a has versions "three-ish", which is not a semver range/,
+      );
     });
 
     it("the updater keeps ranges, narrows them on a pass, widens them on the same failure, reports a conflict", function () {
@@ -110,7 +115,10 @@ describe("version-aware pins", function () {
       assert.equal(pins["blob/x/old-only"].versions, "<3.20.0", "a pin for other versions is left alone");
       assert.equal(pins["blob/x/regressed"].versions, "<3.20.0 || 3.37.0", "the same failure outside the range widens it");
       assert.equal(pins["blob/x/other-way"].signature, signatureOf(MSG), "a different failure outside the range is not pinned over");
-      assert.deepEqual(sum.conflicts.map((c) => c.id), ["blob/x/other-way"]);
+      assert.deepEqual(
+        sum.conflicts.map((c) => c.id),
+        ["blob/x/other-way"],
+      );
       assert.isUndefined(pins["blob/x/unranged"], "a pin without a range is dropped on a pass");
       assert.isUndefined(pins["blob/x/last"], "a range left empty drops the pin");
     });
@@ -120,17 +128,25 @@ describe("version-aware pins", function () {
       const entry = [pin({ versions: ">=3.15.0 <3.29.0", signature: signatureOf(OTHER) }), pin({ versions: ">=3.29.0 <3.35.0" })];
       assert.equal(judge(result("blob/x/list", "FAIL", OTHER), entry, "3.15.0").status, "EXPECTED_FAIL", "3.15.0: the first pin");
       assert.equal(judge(result("blob/x/list", "FAIL", MSG), entry, "3.29.0").status, "EXPECTED_FAIL", "3.29.0: the second pin");
-      assert.equal(judge(result("blob/x/list", "FAIL", OTHER), entry, "3.29.0").status, "FAIL", "3.29.0 failing as 3.15.0 does: a different failure");
+      assert.equal(
+        judge(result("blob/x/list", "FAIL", OTHER), entry, "3.29.0").status,
+        "FAIL",
+        "3.29.0 failing as 3.15.0 does: a different failure",
+      );
       assert.equal(judge(result("blob/x/list", "PASS"), entry, "3.35.0").status, "PASS", "a version no pin covers: the catalogue alone");
       assert.equal(pinInForce({ "blob/x/list": entry }, { blob: "3.29.0" }, () => "blob")("blob/x/list"), entry[1]);
       write("emu.json", { pins: { "blob/x/list": entry } });
       assert.deepEqual(loadExpectations(join(dir, "emu.json")).pins["blob/x/list"], entry, "the loader reads a list");
       const files = loadFiles(join(dir, "emu.json"), "emu");
       writeFiles(files, applyReport(files, { results: [result("blob/x/list", "PASS")], notRun: [] }, undefined, { blob: "3.30.0" }));
-      assert.deepEqual(read("emu.json").pins["blob/x/list"] as unknown, [entry[0], { ...entry[1], versions: narrowBelow(">=3.29.0 <3.35.0", "3.30.0") }], "a pass narrows the pin covering it; the other stays");
+      assert.deepEqual(
+        read("emu.json").pins["blob/x/list"] as unknown,
+        [entry[0], { ...entry[1], versions: narrowBelow(">=3.29.0 <3.35.0", "3.30.0") }],
+        "a pass narrows the pin covering it; the other stays",
+      );
     });
 
-    it("a topic file with an \"about\" and no pins left is kept", function () {
+    it('a topic file with an "about" and no pins left is kept', function () {
       write("emu.json", { pins: {} });
       write("emu.table.json", { about: "table service: every row passes", pins: { "table/x/a": pin() } });
       write("emu.queue.json", { pins: { "queue/x/a": pin() } });

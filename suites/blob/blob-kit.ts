@@ -56,13 +56,34 @@ export interface BlobOpClaim {
 export const BLOB_OPS: BlobOpClaim[] = [
   { slug: "put-blob", operation: "Put Blob", etag: true, rest: "Put Blob; Specifying Conditional Headers for Blob Service Operations" },
   { slug: "get-blob", operation: "Get Blob", etag: true, rest: "Get Blob; Specifying Conditional Headers for Blob Service Operations" },
-  { slug: "get-blob-properties", operation: "Get Blob Properties", etag: true, rest: "Get Blob Properties (HEAD); Specifying Conditional Headers" },
-  { slug: "set-blob-properties", operation: "Set Blob Properties", etag: true, rest: "Set Blob Properties; Specifying Conditional Headers" },
-  { slug: "get-blob-metadata", operation: "Get Blob Metadata", etag: true, rest: "Get Blob Metadata (GET ?comp=metadata); Specifying Conditional Headers" },
+  {
+    slug: "get-blob-properties",
+    operation: "Get Blob Properties",
+    etag: true,
+    rest: "Get Blob Properties (HEAD); Specifying Conditional Headers",
+  },
+  {
+    slug: "set-blob-properties",
+    operation: "Set Blob Properties",
+    etag: true,
+    rest: "Set Blob Properties; Specifying Conditional Headers",
+  },
+  {
+    slug: "get-blob-metadata",
+    operation: "Get Blob Metadata",
+    etag: true,
+    rest: "Get Blob Metadata (GET ?comp=metadata); Specifying Conditional Headers",
+  },
   { slug: "set-blob-metadata", operation: "Set Blob Metadata", etag: true, rest: "Set Blob Metadata; Specifying Conditional Headers" },
   { slug: "lease-blob", operation: "Lease Blob", etag: true, rest: "Lease Blob; Specifying Conditional Headers" },
   { slug: "snapshot-blob", operation: "Snapshot Blob", etag: true, rest: "Snapshot Blob; Specifying Conditional Headers" },
-  { slug: "copy-blob", operation: "Copy Blob", etag: true, conditionalClaim: "Yes (source and destination)", rest: "Copy Blob (If-* on the destination, x-ms-source-if-* on the source)" },
+  {
+    slug: "copy-blob",
+    operation: "Copy Blob",
+    etag: true,
+    conditionalClaim: "Yes (source and destination)",
+    rest: "Copy Blob (If-* on the destination, x-ms-source-if-* on the source)",
+  },
   { slug: "abort-copy-blob", operation: "Abort Copy Blob", etag: false, rest: "Abort Copy Blob" },
   { slug: "delete-blob", operation: "Delete Blob", etag: false, rest: "Delete Blob; Specifying Conditional Headers" },
   { slug: "put-block", operation: "Put Block", etag: false, rest: "Put Block" },
@@ -110,7 +131,9 @@ export function lastSent(): Record<string, string> {
 }
 
 /** Blob content and ETag as one comparable value (metadata too when asked). */
-export async function snapshotOf(b: BlockBlobClient | PageBlobClient): Promise<{ content: string; etag: string; metadata: Record<string, string> }> {
+export async function snapshotOf(
+  b: BlockBlobClient | PageBlobClient,
+): Promise<{ content: string; etag: string; metadata: Record<string, string> }> {
   const s = await readBlob(b);
   return { content: s.content, etag: s.etag, metadata: s.metadata };
 }
@@ -127,7 +150,8 @@ export interface BlobSnapshot {
 
 async function snapshotCount(b: BlockBlobClient | PageBlobClient, container: ContainerClient): Promise<number> {
   let snaps = 0;
-  for await (const item of container.listBlobsFlat({ prefix: b.name, includeSnapshots: true })) if (item.name === b.name && item.snapshot) snaps++;
+  for await (const item of container.listBlobsFlat({ prefix: b.name, includeSnapshots: true }))
+    if (item.name === b.name && item.snapshot) snaps++;
   return snaps;
 }
 
@@ -136,7 +160,11 @@ async function snapshotCount(b: BlockBlobClient | PageBlobClient, container: Con
  * The reads are independent, so they go out together; a missing blob answers
  * 404 to them.
  */
-export async function blobSnapshot(b: BlockBlobClient | PageBlobClient, container: ContainerClient, kind: "block" | "page"): Promise<BlobSnapshot> {
+export async function blobSnapshot(
+  b: BlockBlobClient | PageBlobClient,
+  container: ContainerClient,
+  kind: "block" | "page",
+): Promise<BlobSnapshot> {
   try {
     const [props, body, list, snapshots] = await allAnswered([
       b.getProperties(),
@@ -169,7 +197,8 @@ export function expectUnchanged(what: string, before: object, after: object): vo
   for (const [key, value] of Object.entries(before)) {
     const same = JSON.stringify(a[key]) === JSON.stringify(value);
     const label = ({ etag: "ETag", lastModified: "Last-Modified" } as Record<string, string>)[key] ?? key;
-    if (key === "etag" || key === "lastModified" || value instanceof Date) expectTrue(`${what}: the ${label} changed`, same, { expected: `the same ${label}`, got: "changed" });
+    if (key === "etag" || key === "lastModified" || value instanceof Date)
+      expectTrue(`${what}: the ${label} changed`, same, { expected: `the same ${label}`, got: "changed" });
     else expectEqual(`${what}: ${key}`, a[key], value);
   }
 }

@@ -3,13 +3,7 @@
 import type { BlockBlobClient } from "@azure/storage-blob";
 import { expectChanged, expectEqual, expectEtag, expectNoEtag } from "../../fixtures/harness/assert.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
-import {
-  blobOpRows,
-  blobPath,
-  newBlockBlob,
-  newPageBlob,
-  type BlobOpTests,
-} from "./blob-kit.ts";
+import { blobOpRows, blobPath, newBlockBlob, newPageBlob, type BlobOpTests } from "./blob-kit.ts";
 
 /** A block ID (base64 of a fixed-length label, so every ID of a blob has the same length). */
 const blockId = (label: string) => Buffer.from(label.padEnd(8, "-")).toString("base64");

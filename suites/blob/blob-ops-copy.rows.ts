@@ -7,17 +7,7 @@ import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { preconditionFailed } from "../../fixtures/wire/signals.ts";
-import {
-  blobOpRows,
-  blobPath,
-  blobSource,
-  expectUnchanged,
-  newBlockBlob,
-  snapshotOf,
-  STALE_ETAG,
-  type BlobOpTests,
-} from "./blob-kit.ts";
-
+import { blobOpRows, blobPath, blobSource, expectUnchanged, newBlockBlob, snapshotOf, STALE_ETAG, type BlobOpTests } from "./blob-kit.ts";
 
 /** A source ("source") and an existing destination ("original") in one container. */
 async function pair(t: RowContext): Promise<{ src: BlockBlobClient; dest: BlockBlobClient; srcEtag: string }> {
@@ -32,7 +22,14 @@ function copyBlob(t: RowContext, src: BlockBlobClient, dest: BlockBlobClient, he
 }
 
 /** Sends a copy the claim says is refused, and shows the destination unchanged. */
-async function refusedCopy(t: RowContext, what: string, src: BlockBlobClient, dest: BlockBlobClient, headers: Record<string, string>, expected: { status: number; code?: string | string[] }): Promise<RawResponse> {
+async function refusedCopy(
+  t: RowContext,
+  what: string,
+  src: BlockBlobClient,
+  dest: BlockBlobClient,
+  headers: Record<string, string>,
+  expected: { status: number; code?: string | string[] },
+): Promise<RawResponse> {
   const before = await snapshotOf(dest);
   t.step(what);
   const res = await copyBlob(t, src, dest, headers);
@@ -44,10 +41,14 @@ async function refusedCopy(t: RowContext, what: string, src: BlockBlobClient, de
 
 /** Waits until the destination's copy is no longer pending (the server's x-ms-copy-status). */
 async function copySettled(t: RowContext, dest: BlockBlobClient): Promise<string> {
-  return t.waitFor("the copy to leave the pending state", async () => {
-    const s = (await dest.getProperties()).copyStatus;
-    return s === "pending" ? undefined : (s ?? "none");
-  }, { timeoutMs: 30_000, intervalMs: 250 });
+  return t.waitFor(
+    "the copy to leave the pending state",
+    async () => {
+      const s = (await dest.getProperties()).copyStatus;
+      return s === "pending" ? undefined : (s ?? "none");
+    },
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
 }
 
 /**
@@ -67,7 +68,13 @@ async function pendingCopy(t: RowContext): Promise<{ dest: BlockBlobClient; copy
   t.note("copyStatusOnServer", status ?? null);
   if (status !== "pending") {
     t.step("abort the completed copy (recorded only)");
-    const abort = await t.raw("blob", { method: "PUT", path: blobPath(dest), query: { comp: "copy", copyid: copyId }, headers: { "x-ms-copy-action": "abort" }, acceptFault: true });
+    const abort = await t.raw("blob", {
+      method: "PUT",
+      path: blobPath(dest),
+      query: { comp: "copy", copyid: copyId },
+      headers: { "x-ms-copy-action": "abort" },
+      acceptFault: true,
+    });
     t.note("abortOfCompletedCopy", `${abort.status} ${abort.errorCode ?? ""}`.trim());
     preconditionFailed(`the target completed the copy at once (x-ms-copy-status: ${status ?? "none"}); there is no pending copy to abort`);
   }
@@ -119,7 +126,9 @@ const extra: RowDef[] = [
       const { src, dest, srcEtag } = await pair(t);
       await refusedCopy(t, "Copy Blob, stale x-ms-source-if-match", src, dest, { "x-ms-source-if-match": STALE_ETAG }, { status: 412 });
       t.step("Copy Blob with the current x-ms-source-if-match");
-      expectRawStatus("Copy Blob, current x-ms-source-if-match", await copyBlob(t, src, dest, { "x-ms-source-if-match": srcEtag }), { status: 202 });
+      expectRawStatus("Copy Blob, current x-ms-source-if-match", await copyBlob(t, src, dest, { "x-ms-source-if-match": srcEtag }), {
+        status: 202,
+      });
       await copySettled(t, dest);
       expectEqual("destination content after the permitted Copy Blob", (await snapshotOf(dest)).content, "source");
     },
@@ -132,7 +141,14 @@ const extra: RowDef[] = [
     service: "blob",
     async run(t) {
       const { src, dest, srcEtag } = await pair(t);
-      await refusedCopy(t, "Copy Blob, current x-ms-source-if-none-match", src, dest, { "x-ms-source-if-none-match": srcEtag }, { status: 412 });
+      await refusedCopy(
+        t,
+        "Copy Blob, current x-ms-source-if-none-match",
+        src,
+        dest,
+        { "x-ms-source-if-none-match": srcEtag },
+        { status: 412 },
+      );
     },
   },
   {
@@ -143,7 +159,14 @@ const extra: RowDef[] = [
     service: "blob",
     async run(t) {
       const { src, dest } = await pair(t);
-      await refusedCopy(t, "Copy Blob, stale x-ms-source-if-match", src, dest, { "x-ms-source-if-match": STALE_ETAG }, { status: 412, code: "SourceConditionNotMet" });
+      await refusedCopy(
+        t,
+        "Copy Blob, stale x-ms-source-if-match",
+        src,
+        dest,
+        { "x-ms-source-if-match": STALE_ETAG },
+        { status: 412, code: "SourceConditionNotMet" },
+      );
     },
   },
   {
@@ -157,7 +180,9 @@ const extra: RowDef[] = [
       await refusedCopy(t, "Copy Blob, stale If-Match on the destination", src, dest, { "If-Match": STALE_ETAG }, { status: 412 });
       const destEtag = (await dest.getProperties()).etag!;
       t.step("Copy Blob with the current If-Match on the destination");
-      expectRawStatus("Copy Blob, current If-Match on the destination", await copyBlob(t, src, dest, { "If-Match": destEtag }), { status: 202 });
+      expectRawStatus("Copy Blob, current If-Match on the destination", await copyBlob(t, src, dest, { "If-Match": destEtag }), {
+        status: 202,
+      });
       await copySettled(t, dest);
       expectEqual("destination content after the permitted Copy Blob", (await snapshotOf(dest)).content, "source");
     },
@@ -171,7 +196,14 @@ const extra: RowDef[] = [
     async run(t) {
       const { src, dest } = await pair(t);
       const destEtag = (await dest.getProperties()).etag!;
-      await refusedCopy(t, "Copy Blob, current If-None-Match on the destination", src, dest, { "If-None-Match": destEtag }, { status: 412 });
+      await refusedCopy(
+        t,
+        "Copy Blob, current If-None-Match on the destination",
+        src,
+        dest,
+        { "If-None-Match": destEtag },
+        { status: 412 },
+      );
     },
   },
   {
@@ -182,7 +214,14 @@ const extra: RowDef[] = [
     service: "blob",
     async run(t) {
       const { src, dest } = await pair(t);
-      await refusedCopy(t, "Copy Blob, stale If-Match on the destination", src, dest, { "If-Match": STALE_ETAG }, { status: 412, code: "TargetConditionNotMet" });
+      await refusedCopy(
+        t,
+        "Copy Blob, stale If-Match on the destination",
+        src,
+        dest,
+        { "If-Match": STALE_ETAG },
+        { status: 412, code: "TargetConditionNotMet" },
+      );
     },
   },
   {
@@ -193,7 +232,14 @@ const extra: RowDef[] = [
     service: "blob",
     async run(t) {
       const { src, dest } = await pair(t);
-      await refusedCopy(t, "Copy Blob, If-None-Match: * over an existing blob", src, dest, { "If-None-Match": "*" }, { status: 409, code: "BlobAlreadyExists" });
+      await refusedCopy(
+        t,
+        "Copy Blob, If-None-Match: * over an existing blob",
+        src,
+        dest,
+        { "If-None-Match": "*" },
+        { status: 409, code: "BlobAlreadyExists" },
+      );
     },
   },
 ];

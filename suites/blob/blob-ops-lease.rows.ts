@@ -28,7 +28,15 @@ const TESTS: Record<string, BlobOpTests> = {
  * Runs every lease action on one blob (acquire, renew, change, release,
  * acquire again, break) and hands the blob's state before and after each to `check`.
  */
-async function leaseActions(t: RowContext, check: (action: string, before: { etag: string; lastModified: Date }, after: { etag: string; lastModified: Date }, responseEtag: string | undefined) => void): Promise<void> {
+async function leaseActions(
+  t: RowContext,
+  check: (
+    action: string,
+    before: { etag: string; lastModified: Date },
+    after: { etag: string; lastModified: Date },
+    responseEtag: string | undefined,
+  ) => void,
+): Promise<void> {
   const b: BlockBlobClient = await newBlockBlob(t);
   const state = async () => {
     const p = await b.getProperties();
@@ -64,7 +72,8 @@ const extra: RowDef[] = [
     async run(t) {
       await leaseActions(t, (action, before, after, responseEtag) => {
         expectTrue(`the blob's ETag changed after Lease Blob ${action}`, after.etag === before.etag);
-        if (responseEtag !== undefined) expectTrue(`Lease Blob ${action} answered with an ETag other than the blob's`, responseEtag === before.etag);
+        if (responseEtag !== undefined)
+          expectTrue(`Lease Blob ${action} answered with an ETag other than the blob's`, responseEtag === before.etag);
       });
     },
   },
@@ -76,7 +85,11 @@ const extra: RowDef[] = [
     service: "blob",
     async run(t) {
       await leaseActions(t, (action, before, after) => {
-        expectUnchanged(`Last-Modified after Lease Blob ${action}`, { lastModified: before.lastModified }, { lastModified: after.lastModified });
+        expectUnchanged(
+          `Last-Modified after Lease Blob ${action}`,
+          { lastModified: before.lastModified },
+          { lastModified: after.lastModified },
+        );
       });
     },
   },

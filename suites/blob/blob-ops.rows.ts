@@ -3,23 +3,9 @@
 // operations and the matrix section, whose conditional column comes from
 // conditional-claims.ts (rows: conditional.rows.ts). Leases,
 // copies and blocks/pages are in blob-ops-lease/-copy/-blocks.rows.ts.
-import {
-  expectChanged,
-  expectEqual,
-  expectEtag,
-  expectNoEtag,
-  expectRawStatus,
-  expectTrue,
-} from "../../fixtures/harness/assert.ts";
+import { expectChanged, expectEqual, expectEtag, expectNoEtag, expectRawStatus, expectTrue } from "../../fixtures/harness/assert.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
-import {
-  BLOB_OPS,
-  BLOB_OPS_PREFIX,
-  blobOpRows,
-  blobPath,
-  newBlockBlob,
-  type BlobOpTests,
-} from "./blob-kit.ts";
+import { BLOB_OPS, BLOB_OPS_PREFIX, blobOpRows, blobPath, newBlockBlob, type BlobOpTests } from "./blob-kit.ts";
 import type { BlockBlobClient } from "@azure/storage-blob";
 import { conditionalMatrixCell } from "./conditional-claims.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";

@@ -12,7 +12,12 @@ export { BLOCK_ID, LEASE_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type ResourceSt
 
 export const HEADERS = ["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"] as const;
 export type CondHeader = (typeof HEADERS)[number];
-export const HEADER_LABEL: Record<CondHeader, string> = { "if-match": "IM", "if-none-match": "INM", "if-modified-since": "IMS", "if-unmodified-since": "IUS" };
+export const HEADER_LABEL: Record<CondHeader, string> = {
+  "if-match": "IM",
+  "if-none-match": "INM",
+  "if-modified-since": "IMS",
+  "if-unmodified-since": "IUS",
+};
 
 /** An operation's "Accepts conditional headers" claim, beside its record (operations.ts). */
 export interface OpClaim extends BlobOperation {
@@ -57,7 +62,13 @@ export const CLAIMS: OpClaim[] = [
   { row: `${T2}lease-blob`, ...op("lease-blob"), conditional: true },
   { row: `${T2}snapshot-blob`, ...op("snapshot-blob"), conditional: true },
   // The asynchronous Copy Blob (no x-ms-requires-sync): Copy Blob From URL answers differently (catalogue, C).
-  { row: `${T2}copy-blob`, ...op("copy-blob"), conditional: true, code: "TargetConditionNotMet", source: { code: "SourceConditionNotMet" } },
+  {
+    row: `${T2}copy-blob`,
+    ...op("copy-blob"),
+    conditional: true,
+    code: "TargetConditionNotMet",
+    source: { code: "SourceConditionNotMet" },
+  },
   { row: `${T2}abort-copy-blob`, ...op("abort-copy-blob"), conditional: false, pendingCopy: true },
   { row: `${T2}delete-blob`, ...op("delete-blob"), conditional: true },
   { row: `${T2}put-block`, ...op("put-block"), conditional: false },

@@ -32,10 +32,25 @@ export interface ReadCase {
 // Get Blob / Get Blob Properties (API 2013-08-15+): proceed only if
 // IM ∧ IUS ∧ (INM ∨ IMS); the first group fails with 412, the second with 304.
 export const READ_CASES: ReadCase[] = [
-  { slug: "im-hold-ius-fail", headers: { "if-match": "hold", "if-unmodified-since": "fail" }, status: 412, break: { strip: "if-unmodified-since" } },
+  {
+    slug: "im-hold-ius-fail",
+    headers: { "if-match": "hold", "if-unmodified-since": "fail" },
+    status: 412,
+    break: { strip: "if-unmodified-since" },
+  },
   { slug: "im-fail-ius-hold", headers: { "if-match": "fail", "if-unmodified-since": "hold" }, status: 412, break: { strip: "if-match" } },
-  { slug: "inm-hold-ims-fail", headers: { "if-none-match": "hold", "if-modified-since": "fail" }, status: 200, break: { strip: "if-none-match" } },
-  { slug: "inm-fail-ims-hold", headers: { "if-none-match": "fail", "if-modified-since": "hold" }, status: 200, break: { strip: "if-modified-since" } },
+  {
+    slug: "inm-hold-ims-fail",
+    headers: { "if-none-match": "hold", "if-modified-since": "fail" },
+    status: 200,
+    break: { strip: "if-none-match" },
+  },
+  {
+    slug: "inm-fail-ims-hold",
+    headers: { "if-none-match": "fail", "if-modified-since": "hold" },
+    status: 200,
+    break: { strip: "if-modified-since" },
+  },
   { slug: "inm-fail-ims-fail", headers: { "if-none-match": "fail", "if-modified-since": "fail" }, status: 304, break: "swap-304-412" },
   { slug: "im-hold-inm-fail", headers: { "if-match": "hold", "if-none-match": "fail" }, status: 304, break: { strip: "if-none-match" } },
   { slug: "im-list-old-current", headers: { "if-match": "list:old,current" }, status: 200, break: { answer: 400 } },
@@ -60,7 +75,12 @@ export interface WriteCase {
 export const WRITE_CASES: WriteCase[] = [
   { slug: "im-hold-ius-fail", headers: { "if-match": "hold", "if-unmodified-since": "fail" }, documented: "success", bothEvaluated: 412 },
   { slug: "im-fail-ius-hold", headers: { "if-match": "fail", "if-unmodified-since": "hold" }, documented: 412, bothEvaluated: 412 },
-  { slug: "inm-hold-ims-fail", headers: { "if-none-match": "hold", "if-modified-since": "fail" }, documented: "success", bothEvaluated: 412 },
+  {
+    slug: "inm-hold-ims-fail",
+    headers: { "if-none-match": "hold", "if-modified-since": "fail" },
+    documented: "success",
+    bothEvaluated: 412,
+  },
   { slug: "inm-fail-ims-hold", headers: { "if-none-match": "fail", "if-modified-since": "hold" }, documented: 412, bothEvaluated: 412 },
   { slug: "im-hold-inm-hold", headers: { "if-match": "hold", "if-none-match": "hold" }, documented: 400, bothEvaluated: "success" },
   { slug: "im-hold-ims-hold", headers: { "if-match": "hold", "if-modified-since": "hold" }, documented: 400, bothEvaluated: "success" },
@@ -81,7 +101,13 @@ function headersOf(h: History, headers: Partial<Record<CondHeader, Value>>): Rec
   return out;
 }
 
-async function send(t: RowContext, claim: OpClaim, h: History, what: string, headers: Record<string, string | string[]>): Promise<RawResponse> {
+async function send(
+  t: RowContext,
+  claim: OpClaim,
+  h: History,
+  what: string,
+  headers: Record<string, string | string[]>,
+): Promise<RawResponse> {
   t.step(what);
   const req = claim.request(h.subject);
   const res = await t.raw("blob", { ...req, headers: { ...(req.headers ?? {}), ...headers } });
@@ -112,8 +138,15 @@ async function writeCase(t: RowContext, claim: OpClaim, c: WriteCase): Promise<v
   const answered: "success" | number = res.status >= 200 && res.status < 300 ? "success" : res.status;
   const choice = answered === c.documented ? "as documented" : answered === c.bothEvaluated ? "both evaluated" : undefined;
   t.note("choice", choice ?? `neither: ${res.status} ${res.errorCode ?? ""}`.trim());
-  expectTrue(`${what}: answered ${res.status} ${res.errorCode ?? ""}, neither as documented (${c.documented}) nor with both evaluated (${c.bothEvaluated})`, choice !== undefined);
-  if (answered === "success") expectTrue(`${what}: answered ${res.status} but not applied (${claim.effect!.what})`, claim.effect!.holds(after), { expected: "applied", got: "not applied" });
+  expectTrue(
+    `${what}: answered ${res.status} ${res.errorCode ?? ""}, neither as documented (${c.documented}) nor with both evaluated (${c.bothEvaluated})`,
+    choice !== undefined,
+  );
+  if (answered === "success")
+    expectTrue(`${what}: answered ${res.status} but not applied (${claim.effect!.what})`, claim.effect!.holds(after), {
+      expected: "applied",
+      got: "not applied",
+    });
   else expectUnchanged(`${claim.operation} after the refused request`, base, after);
   if (answered === 400) expectRawStatus(what, res, { status: 400, code: "MultipleConditionHeadersNotSupported" });
 }
@@ -161,13 +194,23 @@ rows.push(
     async run(t) {
       const h = await history(t, cellsOf(META)[0]);
       const base = await h.read();
-      const refused = await send(t, META, h, "Set Blob Metadata with the old ETag unquoted in If-Match", { "if-match": unquote(h.before.etag!) });
+      const refused = await send(t, META, h, "Set Blob Metadata with the old ETag unquoted in If-Match", {
+        "if-match": unquote(h.before.etag!),
+      });
       expectRawStatus("Set Blob Metadata with the old ETag unquoted in If-Match", refused, { status: 412 });
       expectUnchanged("Set Blob Metadata after the refused request", base, await h.read());
-      const permitted = await send(t, META, h, "Set Blob Metadata with the current ETag unquoted in If-Match", { "if-match": unquote(h.after.etag!) });
+      const permitted = await send(t, META, h, "Set Blob Metadata with the current ETag unquoted in If-Match", {
+        "if-match": unquote(h.after.etag!),
+      });
       expectRawStatus("Set Blob Metadata with the current ETag unquoted in If-Match", permitted, { status: 200 });
-      expectTrue(`Set Blob Metadata with the current ETag unquoted: not applied (${META.effect!.what})`, META.effect!.holds(await h.read()), { expected: "applied", got: "not applied" });
-      const read = await send(t, PROPS, h, "Get Blob Properties with the old ETag unquoted in If-None-Match", { "if-none-match": unquote(h.before.etag!) });
+      expectTrue(
+        `Set Blob Metadata with the current ETag unquoted: not applied (${META.effect!.what})`,
+        META.effect!.holds(await h.read()),
+        { expected: "applied", got: "not applied" },
+      );
+      const read = await send(t, PROPS, h, "Get Blob Properties with the old ETag unquoted in If-None-Match", {
+        "if-none-match": unquote(h.before.etag!),
+      });
       expectRawStatus("Get Blob Properties with the old ETag unquoted in If-None-Match", read, { status: 200 });
     },
   },
@@ -191,7 +234,11 @@ rows.push(
       expectUnchanged("Set Blob Metadata after the refused request", base, await h.read());
       const permitted = await send(t, META, h, "Set Blob Metadata with If-Unmodified-Since = Last-Modified", { "if-unmodified-since": lm });
       expectRawStatus("Set Blob Metadata with If-Unmodified-Since = Last-Modified", permitted, { status: 200 });
-      expectTrue(`Set Blob Metadata with If-Unmodified-Since = Last-Modified: not applied (${META.effect!.what})`, META.effect!.holds(await h.read()), { expected: "applied", got: "not applied" });
+      expectTrue(
+        `Set Blob Metadata with If-Unmodified-Since = Last-Modified: not applied (${META.effect!.what})`,
+        META.effect!.holds(await h.read()),
+        { expected: "applied", got: "not applied" },
+      );
     },
   },
 );

@@ -7,7 +7,16 @@ import { expectDate, expectPresent, expectRawStatus, expectTrue } from "../../fi
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/wire/signals.ts";
 import { blobPath, newBlockBlob, newPageBlob } from "./blob-kit.ts";
-import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type Cell, type CondHeader, type ResourceState, type Subject } from "./conditional-claims.ts";
+import {
+  BLOCK_ID,
+  NEW_CONTENT,
+  OTHER,
+  SOURCE_CONTENT,
+  type Cell,
+  type CondHeader,
+  type ResourceState,
+  type Subject,
+} from "./conditional-claims.ts";
 
 export type { ResourceState, Subject } from "./conditional-claims.ts";
 
@@ -17,7 +26,14 @@ const notFound = (err: unknown) => (err as { statusCode?: number }).statusCode =
 export async function containerState(c: ContainerClient): Promise<ResourceState> {
   try {
     const [p, acl] = await allAnswered([c.getProperties(), c.getAccessPolicy()]);
-    return { exists: true, etag: p.etag, lastModified: p.lastModified?.toUTCString(), metadata: p.metadata, leaseState: p.leaseState, acl: acl.signedIdentifiers.map((s) => s.id) };
+    return {
+      exists: true,
+      etag: p.etag,
+      lastModified: p.lastModified?.toUTCString(),
+      metadata: p.metadata,
+      leaseState: p.leaseState,
+      acl: acl.signedIdentifiers.map((s) => s.id),
+    };
   } catch (err) {
     if (notFound(err)) return { exists: false };
     throw err;
@@ -46,7 +62,12 @@ async function blocksOrPages(b: BlobClient, kind: BlobKind): Promise<Partial<Res
 
 export async function blobState(b: BlobClient, c: ContainerClient, kind: BlobKind): Promise<ResourceState> {
   try {
-    const [p, body, snapshots, parts] = await allAnswered([b.getProperties(), b.downloadToBuffer(), snapshotCount(b, c), blocksOrPages(b, kind)]);
+    const [p, body, snapshots, parts] = await allAnswered([
+      b.getProperties(),
+      b.downloadToBuffer(),
+      snapshotCount(b, c),
+      blocksOrPages(b, kind),
+    ]);
     return {
       exists: true,
       etag: p.etag,
@@ -107,7 +128,11 @@ export async function secondLater(t: RowContext, probe: () => Promise<Date | und
     "general/validators-advance: the server's Date a second past the resource's Last-Modified",
     async () => {
       const date = expectPresent("the server's Date (an answer's Date header)", await probe()).getTime();
-      if (first && Number.isFinite(date)) expectTrue(`general/validators-advance: the resource's Last-Modified (${lastModified}) is later than the server's Date (${new Date(date).toUTCString()}) by more than a second`, changed < date + 2000);
+      if (first && Number.isFinite(date))
+        expectTrue(
+          `general/validators-advance: the resource's Last-Modified (${lastModified}) is later than the server's Date (${new Date(date).toUTCString()}) by more than a second`,
+          changed < date + 2000,
+        );
       first = false;
       return date;
     },
@@ -165,7 +190,10 @@ export async function history(t: RowContext, cell: Cell, opts: { older?: boolean
     subject.copyId = res.headers["x-ms-copy-id"];
     const status = (await b.getProperties()).copyStatus;
     t.note("copyStatusOnServer", status ?? null);
-    if (status !== "pending") preconditionFailed(`the target completed the copy at once (x-ms-copy-status: ${status ?? "none"}); there is no pending copy to abort`);
+    if (status !== "pending")
+      preconditionFailed(
+        `the target completed the copy at once (x-ms-copy-status: ${status ?? "none"}); there is no pending copy to abort`,
+      );
   } else {
     t.step("another writer changes the blob");
     await other.getContainerClient(c.containerName).getBlobClient(validated.name).setMetadata({ state: OTHER });
@@ -187,9 +215,16 @@ export async function newBlobOf(t: RowContext, kind: BlobKind, c: ContainerClien
 
 /** The history the cells stand on relies on general/validators-advance: a target breaking it fails here, naming it. */
 function expectLater(before: ResourceState, after: ResourceState): void {
-  expectTrue("general/validators-advance: the other writer's change did not give the resource a new ETag", after.etag !== before.etag, { expected: "a new ETag", got: after.etag ? "the same ETag" : "none" });
-  expectTrue("general/validators-advance: the other writer's change, a second later, did not move Last-Modified a second forward", Date.parse(after.lastModified!) >= Date.parse(before.lastModified!) + 1000, {
-    expected: "a Last-Modified a second later",
-    got: after.lastModified ? "not a second later" : "none",
+  expectTrue("general/validators-advance: the other writer's change did not give the resource a new ETag", after.etag !== before.etag, {
+    expected: "a new ETag",
+    got: after.etag ? "the same ETag" : "none",
   });
+  expectTrue(
+    "general/validators-advance: the other writer's change, a second later, did not move Last-Modified a second forward",
+    Date.parse(after.lastModified!) >= Date.parse(before.lastModified!) + 1000,
+    {
+      expected: "a Last-Modified a second later",
+      got: after.lastModified ? "not a second later" : "none",
+    },
+  );
 }

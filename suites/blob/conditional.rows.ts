@@ -15,7 +15,9 @@ import { headerValue, history, type History } from "./conditional-kit.ts";
 
 const SPEC = "Specifying Conditional Headers for Blob Service Operations";
 const sourceOf = (claim: OpClaim, detail: string) =>
-  claim.row.startsWith("blob/container-ops/") ? containerSource(`${claim.operation}; ${detail}`) : blobSource(`${claim.operation}; ${detail}`);
+  claim.row.startsWith("blob/container-ops/")
+    ? containerSource(`${claim.operation}; ${detail}`)
+    : blobSource(`${claim.operation}; ${detail}`);
 
 /** Reads: If-None-Match and If-Modified-Since fail with 304, If-Match and If-Unmodified-Since with 412. */
 const readRefusal = (cell: Cell) => (cell.header === "if-none-match" || cell.header === "if-modified-since" ? 304 : 412);
@@ -35,10 +37,14 @@ async function sent(t: RowContext, what: string, h: History, cell: Cell, value: 
 /** A copy may answer 202 while still pending: the permitted copy is judged once it settled. */
 async function settled(t: RowContext, h: History, cell: Cell) {
   if (!cell.claim.source) return h.read();
-  return t.waitFor("the permitted copy to settle", async () => {
-    const s = await h.read();
-    return s.copyStatus === "pending" ? undefined : s;
-  }, { timeoutMs: 30_000, intervalMs: 250 });
+  return t.waitFor(
+    "the permitted copy to settle",
+    async () => {
+      const s = await h.read();
+      return s.copyStatus === "pending" ? undefined : s;
+    },
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
 }
 
 async function evaluatedWrite(t: RowContext, cell: Cell, h: History): Promise<void> {
@@ -52,9 +58,16 @@ async function evaluatedWrite(t: RowContext, cell: Cell, h: History): Promise<vo
   expectUnchanged(`${op} after the refused request`, base, await h.read());
   const permitted = await sent(t, `${op} with a holding ${cell.wireHeader}`, h, cell, headerValue(cell.header, false, h.before, h.after));
   const got = `${permitted.status} ${permitted.errorCode ?? ""}`.trim();
-  expectTrue(`${op} with a holding ${cell.wireHeader}: expected success, got ${got}`, permitted.status >= 200 && permitted.status < 300, { expected: "success", got });
+  expectTrue(`${op} with a holding ${cell.wireHeader}: expected success, got ${got}`, permitted.status >= 200 && permitted.status < 300, {
+    expected: "success",
+    got,
+  });
   t.step("read back after the permitted request");
-  expectTrue(`${op} with a holding ${cell.wireHeader}: not applied (${cell.claim.effect!.what})`, cell.claim.effect!.holds(await settled(t, h, cell)), { expected: "applied", got: "not applied" });
+  expectTrue(
+    `${op} with a holding ${cell.wireHeader}: not applied (${cell.claim.effect!.what})`,
+    cell.claim.effect!.holds(await settled(t, h, cell)),
+    { expected: "applied", got: "not applied" },
+  );
   t.docLevelHolds();
   const code = cell.onSource ? cell.claim.source!.code : (cell.claim.code ?? "ConditionNotMet");
   expectRawStatus(`${what}: error code`, refused, { status: 412, code });
@@ -89,7 +102,11 @@ async function notEvaluated(t: RowContext, cell: Cell, h: History): Promise<void
   if (base && cell.claim.effect) {
     t.step("read back");
     const after = await h.read();
-    if (outcome === "ignored") expectTrue(`${what}: answered ${res.status} but not applied (${cell.claim.effect.what})`, cell.claim.effect.holds(after), { expected: "applied", got: "not applied" });
+    if (outcome === "ignored")
+      expectTrue(`${what}: answered ${res.status} but not applied (${cell.claim.effect.what})`, cell.claim.effect.holds(after), {
+        expected: "applied",
+        got: "not applied",
+      });
     else expectUnchanged(`${op} after the rejected request`, base, after);
   }
   t.docLevelHolds();
@@ -103,7 +120,11 @@ async function runCell(t: RowContext, cell: Cell): Promise<void> {
 
 function cellRow(cell: Cell): RowDef {
   const { claim } = cell;
-  const refusal = !cell.evaluated ? "not evaluated (neither 304 nor 412)" : claim.kind === "read" ? `refused with ${readRefusal(cell)}` : "refused with 412, the resource unchanged";
+  const refusal = !cell.evaluated
+    ? "not evaluated (neither 304 nor 412)"
+    : claim.kind === "read"
+      ? `refused with ${readRefusal(cell)}`
+      : "refused with 412, the resource unchanged";
   return {
     id: cell.id,
     claim: conditionalAt(claim),
@@ -122,7 +143,11 @@ const holdsAtDoc = (r: RowResult) => r.observed === "PASS" || r.notes[DOC_LEVEL_
 
 /** The `doc` cell: every header beneath it holds at `doc` level. */
 async function everyHeaderHolds(t: RowContext): Promise<void> {
-  for (const r of t.derived) t.note(label(r), holdsAtDoc(r) ? (r.observed === "PASS" ? "PASS" : `holds at doc level; rest: ${r.message}`) : `${r.observed}: ${r.message ?? ""}`);
+  for (const r of t.derived)
+    t.note(
+      label(r),
+      holdsAtDoc(r) ? (r.observed === "PASS" ? "PASS" : `holds at doc level; rest: ${r.message}`) : `${r.observed}: ${r.message ?? ""}`,
+    );
   judgeFinerRows(t, label, holdsAtDoc);
 }
 
@@ -141,8 +166,14 @@ export function conditionalCellRow(claim: OpClaim): RowDef {
   };
 }
 
-defineTable({ table: "C Conditional requests (per header)", service: "blob" }, CLAIMS.flatMap((c) => cellsOf(c).map(cellRow)));
+defineTable(
+  { table: "C Conditional requests (per header)", service: "blob" },
+  CLAIMS.flatMap((c) => cellsOf(c).map(cellRow)),
+);
 // The seed's cells, in their own tables.
-for (const [table, prefix] of [["T1 Container operations", "blob/container-ops/"], ["T2 Blob operations", "blob/blob-ops/"]]) {
+for (const [table, prefix] of [
+  ["T1 Container operations", "blob/container-ops/"],
+  ["T2 Blob operations", "blob/blob-ops/"],
+]) {
   defineTable({ table, service: "blob" }, CLAIMS.filter((c) => c.row.startsWith(prefix)).map(conditionalCellRow));
 }

@@ -16,8 +16,22 @@ export interface ContainerView {
 }
 
 /** One container request, with x-ms-lease-id when `leaseId` is given. */
-export function req(t: RowContext, x: LeaseTarget, method: string, query: Record<string, string>, leaseId?: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
-  return t.raw("blob", { method, path: x.path, query: { restype: "container", ...query }, headers: { ...(leaseId ? { "x-ms-lease-id": leaseId } : {}), ...headers }, body });
+export function req(
+  t: RowContext,
+  x: LeaseTarget,
+  method: string,
+  query: Record<string, string>,
+  leaseId?: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawResponse> {
+  return t.raw("blob", {
+    method,
+    path: x.path,
+    query: { restype: "container", ...query },
+    headers: { ...(leaseId ? { "x-ms-lease-id": leaseId } : {}), ...headers },
+    body,
+  });
 }
 
 const aclBody = (id: string) =>
@@ -66,7 +80,8 @@ export const OPS: ContainerOp[] = [
     write: false,
     okStatus: 200,
     call: (t, x, id) => req(t, x, "GET", {}, id),
-    took: async (t, x, res) => expectEqual("x-ms-meta-state returned by Get Container Properties", res.headers["x-ms-meta-state"], "original"),
+    took: async (t, x, res) =>
+      expectEqual("x-ms-meta-state returned by Get Container Properties", res.headers["x-ms-meta-state"], "original"),
   },
   {
     slug: "get-container-metadata",
@@ -74,7 +89,8 @@ export const OPS: ContainerOp[] = [
     write: false,
     okStatus: 200,
     call: (t, x, id) => req(t, x, "GET", { comp: "metadata" }, id),
-    took: async (t, x, res) => expectEqual("x-ms-meta-state returned by Get Container Metadata", res.headers["x-ms-meta-state"], "original"),
+    took: async (t, x, res) =>
+      expectEqual("x-ms-meta-state returned by Get Container Metadata", res.headers["x-ms-meta-state"], "original"),
   },
   {
     slug: "set-container-metadata",
@@ -108,9 +124,13 @@ export async function deleteRefused(t: RowContext, x: LeaseTarget, where: string
   const res = await req(t, x, "DELETE", {});
   t.note("refusal", `${res.status} ${res.errorCode ?? ""}`.trim());
   const got = `${res.status} ${res.errorCode ?? ""}`.trim();
-  expectTrue(`Delete Container without the lease ID ${where}: expected 412 LeaseIdMissing or 409, got ${got}`, (res.status === 412 && res.errorCode === "LeaseIdMissing") || res.status === 409, {
-    expected: "412 LeaseIdMissing or 409",
-    got,
-  });
+  expectTrue(
+    `Delete Container without the lease ID ${where}: expected 412 LeaseIdMissing or 409, got ${got}`,
+    (res.status === 412 && res.errorCode === "LeaseIdMissing") || res.status === 409,
+    {
+      expected: "412 LeaseIdMissing or 409",
+      got,
+    },
+  );
   expectEqual(`the container after the refused delete ${where}`, await view(t, x), before);
 }

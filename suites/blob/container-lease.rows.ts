@@ -112,7 +112,9 @@ for (const op of OPS) {
       claim: containerLeaseOpAt(op.slug),
       title: `${op.operation} with a lease ID on an unleased container: 412 LeaseNotPresentWithContainerOperation, unchanged`,
       level: "rest",
-      source: containerLeaseSource(`${op.operation}, x-ms-lease-id ("if there is no active lease or the ID does not match, 412"); error code LeaseNotPresentWithContainerOperation`),
+      source: containerLeaseSource(
+        `${op.operation}, x-ms-lease-id ("if there is no active lease or the ID does not match, 412"); error code LeaseNotPresentWithContainerOperation`,
+      ),
       service: "blob",
       run: (t) => runUnleasedWithId(t, op),
     },
@@ -156,7 +158,8 @@ rows.push(
   },
   {
     id: "blob/container-lease/delete-requires-id",
-    title: "Delete Container on a leased container without the ID is refused (412 LeaseIdMissing or 409), the container kept; with the ID it is deleted",
+    title:
+      "Delete Container on a leased container without the ID is refused (412 LeaseIdMissing or 409), the container kept; with the ID it is deleted",
     level: "disputed",
     source: containerLeaseSource("Delete Container (409 when leased) vs error-code table (412 LeaseIdMissing)"),
     service: "blob",
@@ -171,7 +174,8 @@ rows.push(
   },
   {
     id: "blob/container-lease/renew-extends",
-    title: "A 15 s container lease renewed after 8 s (server clock) still reads leased 2 s past its original end: another acquire 409 LeaseAlreadyPresent, Delete Container without the ID refused",
+    title:
+      "A 15 s container lease renewed after 8 s (server clock) still reads leased 2 s past its original end: another acquire 409 LeaseAlreadyPresent, Delete Container without the ID refused",
     level: "rest",
     source: containerLeaseSource("Lease Container (renew)"),
     service: "blob",
@@ -180,10 +184,14 @@ rows.push(
       const { x } = await leasedContainer(t, false);
       await renewedPastOriginalEnd(t, x, async () => {
         t.step("another client acquires past the original end");
-        expectRawStatus("acquire with another ID past the original end of a renewed lease", await leaseAction(t, x, "acquire", { proposed: guid(), duration: -1 }), {
-          status: 409,
-          code: "LeaseAlreadyPresent",
-        });
+        expectRawStatus(
+          "acquire with another ID past the original end of a renewed lease",
+          await leaseAction(t, x, "acquire", { proposed: guid(), duration: -1 }),
+          {
+            status: 409,
+            code: "LeaseAlreadyPresent",
+          },
+        );
         t.step("Delete Container without the lease ID past the original end");
         await deleteRefused(t, x, "past the original end of a renewed lease");
       });
@@ -191,7 +199,8 @@ rows.push(
   },
   {
     id: "blob/container-lease/release-frees",
-    title: "After release the container's lease reads available and another client acquires at once (holder read back); once it releases too, Delete Container without an ID succeeds",
+    title:
+      "After release the container's lease reads available and another client acquires at once (holder read back); once it releases too, Delete Container without an ID succeeds",
     level: "rest",
     source: containerLeaseSource("Lease Container (release)"),
     service: "blob",
@@ -202,7 +211,9 @@ rows.push(
       await expectLeaseState(t, x, "after release", "available");
       t.step("another client acquires");
       const b = guid();
-      expectRawStatus("another client acquires after release", await leaseAction(t, x, "acquire", { proposed: b, duration: -1 }), { status: 201 });
+      expectRawStatus("another client acquires after release", await leaseAction(t, x, "acquire", { proposed: b, duration: -1 }), {
+        status: 201,
+      });
       await expectLeaseState(t, x, "after the other client's acquire", "leased");
       await expectHolder(t, x, "after the other client's acquire", b, a);
       t.step("the other client releases");
@@ -245,14 +256,22 @@ rows.push(
       ] as const) {
         const x = containerTarget(await t.newContainer());
         t.step(`acquire with duration ${duration}`);
-        expectRawStatus(`Lease Container acquire with x-ms-lease-duration ${duration}`, await leaseAction(t, x, "acquire", { proposed: guid(), duration }), { status: 201 });
+        expectRawStatus(
+          `Lease Container acquire with x-ms-lease-duration ${duration}`,
+          await leaseAction(t, x, "acquire", { proposed: guid(), duration }),
+          { status: 201 },
+        );
         const v = await expectLeaseState(t, x, `after acquiring a ${duration} lease`, "leased");
         expectEqual(`x-ms-lease-duration read back after acquiring with ${duration}`, v.duration, kind);
       }
       for (const duration of [14, 61]) {
         const x = containerTarget(await t.newContainer());
         t.step(`acquire with duration ${duration}`);
-        expectRawStatus(`Lease Container acquire with x-ms-lease-duration ${duration}`, await leaseAction(t, x, "acquire", { proposed: guid(), duration }), { status: 400 });
+        expectRawStatus(
+          `Lease Container acquire with x-ms-lease-duration ${duration}`,
+          await leaseAction(t, x, "acquire", { proposed: guid(), duration }),
+          { status: 400 },
+        );
         await expectLeaseState(t, x, `after the refused ${duration} s acquire`, "available");
       }
     },
@@ -267,9 +286,15 @@ rows.push(
       const { x, a } = await leasedContainer(t);
       const other = guid();
       t.step("acquire with another proposed ID");
-      expectRawStatus("Lease Container acquire with another ID", await leaseAction(t, x, "acquire", { proposed: other, duration: 60 }), { status: 409, code: "LeaseAlreadyPresent" });
+      expectRawStatus("Lease Container acquire with another ID", await leaseAction(t, x, "acquire", { proposed: other, duration: 60 }), {
+        status: 409,
+        code: "LeaseAlreadyPresent",
+      });
       t.step("acquire with no proposed ID");
-      expectRawStatus("Lease Container acquire with no ID", await leaseAction(t, x, "acquire", { duration: 60 }), { status: 409, code: "LeaseAlreadyPresent" });
+      expectRawStatus("Lease Container acquire with no ID", await leaseAction(t, x, "acquire", { duration: 60 }), {
+        status: 409,
+        code: "LeaseAlreadyPresent",
+      });
       await expectLeaseState(t, x, "after the refused acquires", "leased");
       await expectHolder(t, x, "after the refused acquires", a, other);
     },
@@ -309,10 +334,7 @@ rows.push(
 
 defineTable({ table: "L Container leases", service: "blob" }, rows);
 
-const SEVEN = [
-  ...OPS.map((o) => ({ slug: o.slug, operation: o.operation })),
-  { slug: "lease-container", operation: "Lease Container" },
-];
+const SEVEN = [...OPS.map((o) => ({ slug: o.slug, operation: o.operation })), { slug: "lease-container", operation: "Lease Container" }];
 
 defineMatrix({
   key: "L-container-lease-ops",

@@ -25,10 +25,25 @@ export const CONTAINER_OPS: ContainerOpClaim[] = [
   { slug: "create-container", operation: "Create Container", etag: true, rest: "Create Container", creates: true },
   { slug: "get-container-properties", operation: "Get Container Properties", etag: true, rest: "Get Container Properties" },
   { slug: "get-container-metadata", operation: "Get Container Metadata", etag: true, rest: "Get Container Metadata" },
-  { slug: "set-container-metadata", operation: "Set Container Metadata", etag: true, rest: "Set Container Metadata (If-Modified-Since only)" },
+  {
+    slug: "set-container-metadata",
+    operation: "Set Container Metadata",
+    etag: true,
+    rest: "Set Container Metadata (If-Modified-Since only)",
+  },
   { slug: "get-container-acl", operation: "Get Container ACL", etag: true, rest: "Get Container ACL" },
-  { slug: "set-container-acl", operation: "Set Container ACL", etag: true, rest: "Set Container ACL (If-Modified-Since, If-Unmodified-Since)" },
-  { slug: "delete-container", operation: "Delete Container", etag: false, rest: "Delete Container (If-Modified-Since, If-Unmodified-Since)" },
+  {
+    slug: "set-container-acl",
+    operation: "Set Container ACL",
+    etag: true,
+    rest: "Set Container ACL (If-Modified-Since, If-Unmodified-Since)",
+  },
+  {
+    slug: "delete-container",
+    operation: "Delete Container",
+    etag: false,
+    rest: "Delete Container (If-Modified-Since, If-Unmodified-Since)",
+  },
   { slug: "lease-container", operation: "Lease Container", etag: true, rest: "Lease Container (If-Modified-Since, If-Unmodified-Since)" },
   { slug: "list-blobs", operation: "List Blobs", etag: false, rest: "List Blobs" },
 ];

@@ -3,14 +3,7 @@
 // row's ETag cell and the matrix section, whose conditional column is
 // generated from the claims in conditional-claims.ts (conditional.rows.ts).
 import type { ContainerClient } from "@azure/storage-blob";
-import {
-  expectChanged,
-  expectEqual,
-  expectEtag,
-  expectNoEtag,
-  expectPresent,
-  expectTrue,
-} from "../../fixtures/harness/assert.ts";
+import { expectChanged, expectEqual, expectEtag, expectNoEtag, expectPresent, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { containerSource, secondBefore, STALE_ETAG } from "./blob-kit.ts";
@@ -147,7 +140,10 @@ rows.push({
     const before = await props(c);
     for (const [header, value] of [
       ["If-Match", STALE_ETAG],
-      ["If-Unmodified-Since", secondBefore(expectPresent("Get Container Properties: the answer's Last-Modified", before.lastModified)).toUTCString()],
+      [
+        "If-Unmodified-Since",
+        secondBefore(expectPresent("Get Container Properties: the answer's Last-Modified", before.lastModified)).toUTCString(),
+      ],
     ] as const) {
       t.step(`failing ${header}`);
       const res = await t.raw("blob", {

@@ -33,7 +33,10 @@ export interface FromUrlCell {
 const of = (status: number, code: string): Refusal => ({ status: [status], code: [code] });
 const notModified = (h: CondHeader) => h === "if-none-match" || h === "if-modified-since";
 /** (S): 412, or 304 for the "not" headers; SourceConditionNotMet or CannotVerifyCopySource. */
-const S = (h: CondHeader): Refusal => ({ status: notModified(h) ? [412, 304] : [412], code: ["SourceConditionNotMet", "CannotVerifyCopySource"] });
+const S = (h: CondHeader): Refusal => ({
+  status: notModified(h) ? [412, 304] : [412],
+  code: ["SourceConditionNotMet", "CannotVerifyCopySource"],
+});
 /** (D): 412 TargetConditionNotMet or ConditionNotMet; a 304 fails. */
 const D: Refusal = { status: [412], code: ["TargetConditionNotMet", "ConditionNotMet"] };
 const verify = (h: CondHeader) => of(notModified(h) ? 304 : 412, "CannotVerifyCopySource");
@@ -43,12 +46,55 @@ const row = (m: Partial<Column>, rest: "S" | "D"): Column => Object.fromEntries(
 
 /** The catalogue's two tables: `<op>` → record, source cells, destination cells (none for Put Block From URL). */
 const TABLE: [string, string, Column, Column | undefined][] = [
-  ["put-blob", "put-blob-from-url", row({ "if-match": of(412, "SourceConditionNotMet") }, "S"), row({ "if-match": of(412, "TargetConditionNotMet") }, "D")],
+  [
+    "put-blob",
+    "put-blob-from-url",
+    row({ "if-match": of(412, "SourceConditionNotMet") }, "S"),
+    row({ "if-match": of(412, "TargetConditionNotMet") }, "D"),
+  ],
   ["put-block", "put-block-from-url", row({}, "S"), undefined],
-  ["append-block", "append-block-from-url", row({ "if-match": verify("if-match"), "if-unmodified-since": verify("if-unmodified-since"), "if-none-match": verify("if-none-match"), "if-modified-since": verify("if-modified-since") }, "S"), row(Object.fromEntries(HEADERS.map((h) => [h, of(412, "ConditionNotMet")])), "D")],
+  [
+    "append-block",
+    "append-block-from-url",
+    row(
+      {
+        "if-match": verify("if-match"),
+        "if-unmodified-since": verify("if-unmodified-since"),
+        "if-none-match": verify("if-none-match"),
+        "if-modified-since": verify("if-modified-since"),
+      },
+      "S",
+    ),
+    row(Object.fromEntries(HEADERS.map((h) => [h, of(412, "ConditionNotMet")])), "D"),
+  ],
   // Destination if-match is (D): live recordings differ by service version (TargetConditionNotMet on 2018-11-09 and 2020-04-08, ConditionNotMet on 2021-08-06).
-  ["put-page", "put-page-from-url", row({ "if-unmodified-since": verify("if-unmodified-since"), "if-modified-since": verify("if-modified-since") }, "S"), row({ "if-unmodified-since": of(412, "ConditionNotMet"), "if-none-match": of(412, "ConditionNotMet"), "if-modified-since": of(412, "ConditionNotMet") }, "D")],
-  ["copy-blob", "copy-blob-from-url", row({ "if-match": of(412, "SourceConditionNotMet"), "if-unmodified-since": verify("if-unmodified-since"), "if-none-match": verify("if-none-match"), "if-modified-since": verify("if-modified-since") }, "S"), row({}, "D")],
+  [
+    "put-page",
+    "put-page-from-url",
+    row({ "if-unmodified-since": verify("if-unmodified-since"), "if-modified-since": verify("if-modified-since") }, "S"),
+    row(
+      {
+        "if-unmodified-since": of(412, "ConditionNotMet"),
+        "if-none-match": of(412, "ConditionNotMet"),
+        "if-modified-since": of(412, "ConditionNotMet"),
+      },
+      "D",
+    ),
+  ],
+  [
+    "copy-blob",
+    "copy-blob-from-url",
+    row(
+      {
+        "if-match": of(412, "SourceConditionNotMet"),
+        "if-unmodified-since": verify("if-unmodified-since"),
+        "if-none-match": verify("if-none-match"),
+        "if-modified-since": verify("if-modified-since"),
+      },
+      "S",
+    ),
+    row({}, "D"),
+  ],
 ];
 
 export const FROM_URL_CELLS: FromUrlCell[] = TABLE.flatMap(([opSlug, slug, source, destination]) =>
@@ -58,7 +104,17 @@ export const FROM_URL_CELLS: FromUrlCell[] = TABLE.flatMap(([opSlug, slug, sourc
     return HEADERS.map((header): FromUrlCell => {
       const given = column[header];
       const refusal = given === "S" ? S(header) : given === "D" ? D : given;
-      return { id: `${U}${opSlug}/${side}-${header}`, at: claimAt(import.meta.url, `["${opSlug}", "${slug}"`), record: op(slug), opSlug, side, header, wireHeader: side === "source" ? `x-ms-source-${header}` : header, refusal, disputed: given === "S" || given === "D" };
+      return {
+        id: `${U}${opSlug}/${side}-${header}`,
+        at: claimAt(import.meta.url, `["${opSlug}", "${slug}"`),
+        record: op(slug),
+        opSlug,
+        side,
+        header,
+        wireHeader: side === "source" ? `x-ms-source-${header}` : header,
+        refusal,
+        disputed: given === "S" || given === "D",
+      };
     });
   }),
 );

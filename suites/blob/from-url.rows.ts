@@ -21,7 +21,8 @@ const CONDITIONAL = "Specifying Conditional Headers for Blob Service Operations"
 const show = (r: RawResponse) => `${r.status}${r.errorCode ? " " + r.errorCode : ""}`;
 const kindOf = (cell: FromUrlCell) => cell.record.resource as BlobKind;
 
-const send = (t: RowContext, what: string, cell: FromUrlCell, s: Subject, headers: Record<string, string> = {}) => sendOperation(t, what, cell.record, s, headers);
+const send = (t: RowContext, what: string, cell: FromUrlCell, s: Subject, headers: Record<string, string> = {}) =>
+  sendOperation(t, what, cell.record, s, headers);
 
 /** A 2xx: 201, or for Copy Blob From URL 202 (its x-ms-copy-status: success is in the effect). */
 const succeeded = (res: RawResponse) => res.status >= 200 && res.status < 300;
@@ -33,7 +34,11 @@ async function runCell(t: RowContext, cell: FromUrlCell): Promise<void> {
   const sourceUrl = await readableUrl(t, src);
   // Whether the target can read the source at all: an unconditioned request to a scratch destination.
   const scratch = await newBlobOf(t, kindOf(cell), c);
-  const probe = await send(t, `${record.operation} without conditions (can the target read the source?)`, cell, { container: c.containerName, blob: scratch.name, sourceUrl });
+  const probe = await send(t, `${record.operation} without conditions (can the target read the source?)`, cell, {
+    container: c.containerName,
+    blob: scratch.name,
+    sourceUrl,
+  });
   if (!succeeded(probe)) {
     // A 501 is an answer about the operation (UNSUPPORTED, by the engine), not about the source.
     if (isUnsupportedAnswer(probe.status, probe.errorCode)) expectTrue(`${record.operation} without conditions: got ${show(probe)}`, false);
@@ -56,7 +61,11 @@ async function runCell(t: RowContext, cell: FromUrlCell): Promise<void> {
   const refused = await send(t, failing, cell, subject, { [cell.wireHeader]: headerValue(cell.header, true, before, after) });
   const { status, code } = cell.refusal;
   const wanted = `${status.join(" or ")} ${code.join(" or ")}`;
-  expectTrue(`${failing}: expected ${wanted}, got ${show(refused)}`, status.includes(refused.status) && code.includes(refused.errorCode ?? ""), { expected: wanted, got: show(refused) });
+  expectTrue(
+    `${failing}: expected ${wanted}, got ${show(refused)}`,
+    status.includes(refused.status) && code.includes(refused.errorCode ?? ""),
+    { expected: wanted, got: show(refused) },
+  );
   if (cell.disputed) t.note("refusal", show(refused));
   t.step("read back after the refusal");
   expectUnchanged(`${record.operation} after the refused request`, base, await blobState(dest, c, kindOf(cell)));
@@ -65,13 +74,22 @@ async function runCell(t: RowContext, cell: FromUrlCell): Promise<void> {
   const permitted = await send(t, holding, cell, subject, { [cell.wireHeader]: headerValue(cell.header, false, before, after) });
   // These operations write at once: 201, and Copy Blob From URL 202 with x-ms-copy-status: success (catalogue X-U); the write is done when the answer comes.
   const done = record.operation === "Copy Blob From URL" ? 202 : 201;
-  expectTrue(`${holding}: expected ${done}, got ${show(permitted)}`, permitted.status === done, { expected: String(done), got: show(permitted) });
+  expectTrue(`${holding}: expected ${done}, got ${show(permitted)}`, permitted.status === done, {
+    expected: String(done),
+    got: show(permitted),
+  });
   if (record.operation === "Copy Blob From URL") {
     const copied = permitted.headers["x-ms-copy-status"] ?? "none";
-    expectTrue(`${holding}: x-ms-copy-status ${copied}, expected success (a synchronous copy)`, copied === "success", { expected: "x-ms-copy-status success", got: copied });
+    expectTrue(`${holding}: x-ms-copy-status ${copied}, expected success (a synchronous copy)`, copied === "success", {
+      expected: "x-ms-copy-status success",
+      got: copied,
+    });
   }
   t.step("read back after the permitted request");
-  expectTrue(`${holding}: not applied (${record.effect!.what})`, record.effect!.holds(await blobState(dest, c, kindOf(cell))), { expected: "applied", got: "not applied" });
+  expectTrue(`${holding}: not applied (${record.effect!.what})`, record.effect!.holds(await blobState(dest, c, kindOf(cell))), {
+    expected: "applied",
+    got: "not applied",
+  });
 }
 
 const refusalText = (cell: FromUrlCell) => `${cell.refusal.status.join("/")} ${cell.refusal.code.join(" or ")}`;
@@ -95,11 +113,17 @@ for (const side of ["source", "destination"] as const) {
     source: `REST: Put Blob From URL, Put Block From URL, Append Block From URL, Put Page From URL, Copy Blob From URL; ${CONDITIONAL}. A failing value is refused as the cell says and nothing is written; a holding one succeeds. Two codes: the catalogue documents both (disputed), the row records which`,
     order: side === "source" ? 196 : 197,
     beyond: true,
-    columns: (["if-match", "if-unmodified-since", "if-none-match", "if-modified-since"] as const).map((h) => ({ key: h, header: `${side === "source" ? "x-ms-source-" : ""}${h} (${HEADER_LABEL[h]})` })),
-    rows: FROM_URL_OPS.filter(({ opSlug }) => FROM_URL_CELLS.some((c) => c.opSlug === opSlug && c.side === side)).map(({ opSlug, record }) => ({
-      label: record.operation,
-      cells: Object.fromEntries(FROM_URL_CELLS.filter((c) => c.opSlug === opSlug && c.side === side).map((c) => [c.header, { claim: refusalText(c), id: c.id }])),
+    columns: (["if-match", "if-unmodified-since", "if-none-match", "if-modified-since"] as const).map((h) => ({
+      key: h,
+      header: `${side === "source" ? "x-ms-source-" : ""}${h} (${HEADER_LABEL[h]})`,
     })),
+    rows: FROM_URL_OPS.filter(({ opSlug }) => FROM_URL_CELLS.some((c) => c.opSlug === opSlug && c.side === side)).map(
+      ({ opSlug, record }) => ({
+        label: record.operation,
+        cells: Object.fromEntries(
+          FROM_URL_CELLS.filter((c) => c.opSlug === opSlug && c.side === side).map((c) => [c.header, { claim: refusalText(c), id: c.id }]),
+        ),
+      }),
+    ),
   });
 }
-

@@ -4,7 +4,15 @@
 import { randomUUID } from "node:crypto";
 import { AssertionError } from "chai";
 import type { BlobClient, BlockBlobClient, ContainerClient } from "@azure/storage-blob";
-import { answerDate, expectDate, expectEqual, expectPresent, expectRawStatus, expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
+import {
+  answerDate,
+  expectDate,
+  expectEqual,
+  expectPresent,
+  expectRawStatus,
+  expectSent,
+  expectTrue,
+} from "../../fixtures/harness/assert.ts";
 import { WaitTimeout, type RowContext } from "../../fixtures/harness/engine.ts";
 import { answerDatesSince, currentEvidence } from "../../fixtures/wire/evidence.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
@@ -31,7 +39,8 @@ export interface LeaseTarget {
 export const blobTarget = (b: BlobClient): LeaseTarget => ({ kind: "blob", path: `/${b.containerName}/${b.name}` });
 export const containerTarget = (c: ContainerClient): LeaseTarget => ({ kind: "container", path: `/${c.containerName}` });
 
-const leaseQuery = (x: LeaseTarget): Record<string, string> => (x.kind === "blob" ? { comp: "lease" } : { restype: "container", comp: "lease" });
+const leaseQuery = (x: LeaseTarget): Record<string, string> =>
+  x.kind === "blob" ? { comp: "lease" } : { restype: "container", comp: "lease" };
 const propsQuery = (x: LeaseTarget): Record<string, string> => (x.kind === "blob" ? {} : { restype: "container" });
 
 export type LeaseAction = "acquire" | "renew" | "change" | "release" | "break";
@@ -64,7 +73,12 @@ export async function leaseAction(t: RowContext, x: LeaseTarget, action: LeaseAc
  * (the one the cell judges) and, when it was not the first, how long after
  * the expiry the lease was granted.
  */
-export async function acquireOverExpired(t: RowContext, x: LeaseTarget, args: LeaseArgs, expiredAt: Date): Promise<{ res: RawResponse; delayS?: number }> {
+export async function acquireOverExpired(
+  t: RowContext,
+  x: LeaseTarget,
+  args: LeaseArgs,
+  expiredAt: Date,
+): Promise<{ res: RawResponse; delayS?: number }> {
   const until = expiredAt.getTime() + REACQUIRE_TOLERANCE_MS;
   let res = await leaseAction(t, x, "acquire", args);
   let waited = false;
@@ -84,7 +98,11 @@ export async function acquireOverExpired(t: RowContext, x: LeaseTarget, args: Le
 export async function holdLease(t: RowContext, x: LeaseTarget, duration: number, id = guid()): Promise<{ id: string; res: RawResponse }> {
   t.step(`acquire ${duration === -1 ? "an infinite" : `a ${duration} s`} lease (setup)`);
   const res = await leaseAction(t, x, "acquire", { proposed: id, duration });
-  expectRawStatus(`${x.kind === "blob" ? "blob/lease/state/acquire/available" : "blob/container-lease"}: acquire ${duration === -1 ? "an infinite" : `a ${duration} s`} lease on an available ${x.kind} (setup)`, res, { status: 201 });
+  expectRawStatus(
+    `${x.kind === "blob" ? "blob/lease/state/acquire/available" : "blob/container-lease"}: acquire ${duration === -1 ? "an infinite" : `a ${duration} s`} lease on an available ${x.kind} (setup)`,
+    res,
+    { status: 201 },
+  );
   return { id, res };
 }
 
@@ -136,12 +154,20 @@ const LOCKED: LeaseState[] = ["leased", "breaking"];
 /** Checks a lease state read back (and the lease status that goes with it). */
 export function checkLeaseState(what: string, v: LeaseView, expected: LeaseState | LeaseState[]): void {
   const allowed = Array.isArray(expected) ? expected : [expected];
-  expectTrue(`${what}: expected lease state ${allowed.join(" or ")}, got ${v.state ?? "none"}`, allowed.includes(v.state as LeaseState), { expected: `lease state ${allowed.join(" or ")}`, got: v.state ?? "none" });
+  expectTrue(`${what}: expected lease state ${allowed.join(" or ")}, got ${v.state ?? "none"}`, allowed.includes(v.state as LeaseState), {
+    expected: `lease state ${allowed.join(" or ")}`,
+    got: v.state ?? "none",
+  });
   expectEqual(`${what}: lease status`, v.status, LOCKED.includes(v.state as LeaseState) ? "locked" : "unlocked");
 }
 
 /** Reads the lease state back and checks it. */
-export async function expectLeaseState(t: RowContext, x: LeaseTarget, what: string, expected: LeaseState | LeaseState[]): Promise<LeaseView> {
+export async function expectLeaseState(
+  t: RowContext,
+  x: LeaseTarget,
+  what: string,
+  expected: LeaseState | LeaseState[],
+): Promise<LeaseView> {
   const v = await readLease(t, x);
   checkLeaseState(what, v, expected);
   return v;
@@ -155,7 +181,12 @@ export async function expectHolder(t: RowContext, x: LeaseTarget, what: string, 
   t.step(`${what}: read with the holder's ID`);
   await readLease(t, x, holder);
   t.step(`${what}: read with another ID`);
-  const res = await t.raw("blob", { method: x.kind === "blob" ? "HEAD" : "GET", path: x.path, query: propsQuery(x), headers: { "x-ms-lease-id": other } });
+  const res = await t.raw("blob", {
+    method: x.kind === "blob" ? "HEAD" : "GET",
+    path: x.path,
+    query: propsQuery(x),
+    headers: { "x-ms-lease-id": other },
+  });
   expectRawStatus(`${what}: a read carrying a lease ID that is not the holder's`, res, { status: 412 });
 }
 
@@ -177,7 +208,13 @@ export const serverDate = (res: RawResponse): Date => new Date(expectDate("the a
  * Polls the lease state until it reads `state` (a real wait: expiry, a break
  * period). The bound is generous; the row's waitSeconds covers it.
  */
-export async function waitForLeaseState(t: RowContext, x: LeaseTarget, state: LeaseState, timeoutMs: number, onRead?: (v: LeaseView) => void): Promise<LeaseView> {
+export async function waitForLeaseState(
+  t: RowContext,
+  x: LeaseTarget,
+  state: LeaseState,
+  timeoutMs: number,
+  onRead?: (v: LeaseView) => void,
+): Promise<LeaseView> {
   return t.waitFor(
     `lease state ${state}`,
     async () => {
@@ -191,7 +228,13 @@ export async function waitForLeaseState(t: RowContext, x: LeaseTarget, state: Le
 
 /** Waits until the server's own clock reads at least `at` (no local clock in a verdict). */
 export async function waitForServerTime(t: RowContext, x: LeaseTarget, at: Date, timeoutMs: number): Promise<LeaseView> {
-  return t.waitForServerTime(`server time ${at.toISOString()}`, () => readLease(t, x), (v) => v.date?.getTime() ?? -Infinity, at.getTime(), { timeoutMs, intervalMs: 500 });
+  return t.waitForServerTime(
+    `server time ${at.toISOString()}`,
+    () => readLease(t, x),
+    (v) => v.date?.getTime() ?? -Infinity,
+    at.getTime(),
+    { timeoutMs, intervalMs: 500 },
+  );
 }
 
 /**
@@ -212,7 +255,8 @@ export async function renewedPastOriginalEnd(t: RowContext, x: LeaseTarget, lock
   const inTime = (check: () => Promise<unknown>) =>
     check().catch((err) => {
       const answered = Date.parse(currentEvidence()?.exchanges.at(-1)?.responseHeaders["date"] ?? "");
-      if (answered >= renewedEnd - 1000) preconditionFailed("the target answered only when the renewed lease had run out too (server clock): no time left to tell");
+      if (answered >= renewedEnd - 1000)
+        preconditionFailed("the target answered only when the renewed lease had run out too (server clock): no time left to tell");
       throw err;
     });
   t.step("wait past the original end (server clock)");
@@ -255,16 +299,26 @@ export interface StatedBlob extends StatedResource {
 }
 
 /** The write without a lease ID that turns an Expired lease into column expired-modified: Put Blob, or Set Container Metadata. */
-const WRITE_WITHOUT_ID: Record<LeaseTarget["kind"], { operation: string; status: number; send(t: RowContext, x: LeaseTarget): Promise<RawResponse> }> = {
+const WRITE_WITHOUT_ID: Record<
+  LeaseTarget["kind"],
+  { operation: string; status: number; send(t: RowContext, x: LeaseTarget): Promise<RawResponse> }
+> = {
   blob: {
     operation: "Put Blob",
     status: 201,
-    send: (t, x) => t.raw("blob", { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written after the lease expired" }),
+    send: (t, x) =>
+      t.raw("blob", { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written after the lease expired" }),
   },
   container: {
     operation: "Set Container Metadata",
     status: 200,
-    send: (t, x) => t.raw("blob", { method: "PUT", path: x.path, query: { restype: "container", comp: "metadata" }, headers: { "x-ms-meta-state": "written-after-expiry" } }),
+    send: (t, x) =>
+      t.raw("blob", {
+        method: "PUT",
+        path: x.path,
+        query: { restype: "container", comp: "metadata" },
+        headers: { "x-ms-meta-state": "written-after-expiry" },
+      }),
   },
 };
 
@@ -306,7 +360,11 @@ export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: Sta
       for (const s of out) {
         const write = WRITE_WITHOUT_ID[s.x.kind];
         t.step(`${write.operation} without a lease ID after the expiry (setup)`);
-        expectRawStatus(`${LEASE_OF[s.x.kind].ids}expiry-frees: ${write.operation} without a lease ID once the lease expired (setup)`, await write.send(t, s.x), { status: write.status });
+        expectRawStatus(
+          `${LEASE_OF[s.x.kind].ids}expiry-frees: ${write.operation} without a lease ID once the lease expired (setup)`,
+          await write.send(t, s.x),
+          { status: write.status },
+        );
       }
     }
     return out;
@@ -319,7 +377,10 @@ export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: Sta
     expectRawStatus(`${cell}: break ${finite ? "a 60 s" : "an infinite"} lease with period ${period} (setup)`, res, { status: 202 });
     // x-ms-lease-time: the seconds left of the break period; the row times its checks by it.
     const remaining = Number(res.headers["x-ms-lease-time"]);
-    expectTrue(`${LEASE_OF[s.x.kind].operation} break with period ${period}: x-ms-lease-time is not ${period} (±1)`, Math.abs(remaining - period) <= 1);
+    expectTrue(
+      `${LEASE_OF[s.x.kind].operation} break with period ${period}: x-ms-lease-time is not ${period} (±1)`,
+      Math.abs(remaining - period) <= 1,
+    );
     const v = await readLease(t, s.x);
     checkLeaseState(`${cell}: the lease read back after a break with period ${period} (setup)`, v, state);
     if (state === "breaking") s.breakEnds = new Date(serverDate(res).getTime() + remaining * 1000);
@@ -359,8 +420,12 @@ export async function whileBreaking(s: StatedResource, res: RawResponse | undefi
     await check();
   } catch (err) {
     const left = Number(res?.headers["x-ms-lease-time"]);
-    const ends = Math.min(s.breakEnds?.getTime() ?? Infinity, res && Number.isFinite(left) ? serverDate(res).getTime() + left * 1000 : Infinity);
-    if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends - 1000)) preconditionFailed("the break period ran out before the holder could be checked");
+    const ends = Math.min(
+      s.breakEnds?.getTime() ?? Infinity,
+      res && Number.isFinite(left) ? serverDate(res).getTime() + left * 1000 : Infinity,
+    );
+    if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends - 1000))
+      preconditionFailed("the break period ran out before the holder could be checked");
     throw err;
   }
 }
@@ -376,7 +441,8 @@ export async function beforeLapse(res: RawResponse, from: number, check: () => P
     await check();
   } catch (err) {
     const ends = serverDate(res).getTime() + (SHORTEST - 1) * 1000;
-    if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends)) preconditionFailed("a finite lease ran out before the state and the holder were checked");
+    if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends))
+      preconditionFailed("a finite lease ran out before the state and the holder were checked");
     throw err;
   }
 }

@@ -6,7 +6,16 @@ import { AssertionError } from "chai";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { readLease, serverDate, type LeaseTarget, type LeaseView } from "./lease-kit.ts";
-import { describeModel, readBackAgrees, settle, stepModel, wantedAt, type LeaseCommand as Cmd, type LeaseModel, type Who } from "./lease-reference.ts";
+import {
+  describeModel,
+  readBackAgrees,
+  settle,
+  stepModel,
+  wantedAt,
+  type LeaseCommand as Cmd,
+  type LeaseModel,
+  type Who,
+} from "./lease-reference.ts";
 
 /** A sequence's state: the reference's (lease-reference.ts) and what runs the sequence. */
 export interface Model {
@@ -43,26 +52,44 @@ export interface Real {
 }
 
 export const show = (res: RawResponse) => `${res.status}${res.errorCode ? " " + res.errorCode : ""}`;
-const TABLE_TEXT = { blob: "the Lease Blob table and the lease-ops rules", container: "the Lease Container table and the container lease rules" } as const;
+const TABLE_TEXT = {
+  blob: "the Lease Blob table and the lease-ops rules",
+  container: "the Lease Container table and the container lease rules",
+} as const;
 
 export const fail = (r: Real, m: Model, step: Step): never => {
   r.steps.push(step);
-  const table = r.steps.map((s, i) => `${String(i + 1).padStart(2)}. ${s.action} | expected ${s.expected} | observed ${s.observed}`).join("\n");
+  const table = r.steps
+    .map((s, i) => `${String(i + 1).padStart(2)}. ${s.action} | expected ${s.expected} | observed ${s.observed}`)
+    .join("\n");
   // Its sequence runs beside others: the departing step's own data, not the row's current step.
-  throw new AssertionError(`the target departed from the lease model (${TABLE_TEXT[m.ref.resource]})\nin state ${describeModel(m.ref)}:\n${table}`, {
-    failure: { step: step.action, expected: step.expected, got: step.observed },
-  });
+  throw new AssertionError(
+    `the target departed from the lease model (${TABLE_TEXT[m.ref.resource]})\nin state ${describeModel(m.ref)}:\n${table}`,
+    {
+      failure: { step: step.action, expected: step.expected, got: step.observed },
+    },
+  );
 };
 
 /** What the reference reads of an answer: a container's read shows its metadata value, a blob's its content. */
-const answerOf = (r: Real, res: RawResponse) => ({ headers: res.headers, body: r.x.kind === "container" ? (res.headers["x-ms-meta-state"] ?? "") : res.body });
+const answerOf = (r: Real, res: RawResponse) => ({
+  headers: res.headers,
+  body: r.x.kind === "container" ? (res.headers["x-ms-meta-state"] ?? "") : res.body,
+});
 
 /**
  * Sends a request, finds a state (of those the server's time allows) whose
  * expected answer it is (lease-reference.ts), then reads the lease back and
  * checks it too.
  */
-export async function step(m: Model, r: Real, action: string, cmd: Cmd, send: () => Promise<RawResponse>, pinnedCell?: (c: LeaseModel, res: RawResponse) => string | undefined): Promise<Model> {
+export async function step(
+  m: Model,
+  r: Real,
+  action: string,
+  cmd: Cmd,
+  send: () => Promise<RawResponse>,
+  pinnedCell?: (c: LeaseModel, res: RawResponse) => string | undefined,
+): Promise<Model> {
   r.t.step(action);
   r.executed.n++;
   const res = await send();
@@ -70,7 +97,9 @@ export async function step(m: Model, r: Real, action: string, cmd: Cmd, send: ()
   const options = stepModel(m.ref, cmd, now, res.status, res.errorCode, answerOf(r, res));
   const wanted = wantedAt(m.ref, cmd, now);
   if (options.length === 0) {
-    const pinned = settle(m.ref, now).map((c) => pinnedCell?.(c, res)).find(Boolean);
+    const pinned = settle(m.ref, now)
+      .map((c) => pinnedCell?.(c, res))
+      .find(Boolean);
     if (pinned) {
       r.steps.push({ action, expected: wanted.join(" or "), observed: `${show(res)}, as pinned for ${pinned}` });
       r.t.note("pinned deviations met", [...new Set([...((r.t.notes["pinned deviations met"] as string[]) ?? []), pinned])]);
@@ -81,7 +110,8 @@ export async function step(m: Model, r: Real, action: string, cmd: Cmd, send: ()
   const v = leaseIn(res) ?? (r.t.step(`${action}: read the lease back`), await readLease(r.t, r.x));
   const agreeing = options.flatMap((c) => settle(c, v.date!.getTime())).filter((c) => readBackAgrees(c, v));
   const seen = `${show(res)}, then ${v.state}/${v.status}${v.duration ? "/" + v.duration : ""}${v.etag === m.ref.etag ? "" : ", ETag changed"}`;
-  if (agreeing.length === 0) fail(r, m, { action, expected: `${wanted.join(" or ")}, then ${options.map(describeModel).join(" or ")}`, observed: seen });
+  if (agreeing.length === 0)
+    fail(r, m, { action, expected: `${wanted.join(" or ")}, then ${options.map(describeModel).join(" or ")}`, observed: seen });
   r.steps.push({ action, expected: wanted.join(" or "), observed: seen });
   return { ...m, ref: agreeing[0], now: v.date!.getTime() };
 }
@@ -93,5 +123,12 @@ export const leaseShown = (v: LeaseView) => `${v.state ?? "none"}/${v.status ?? 
 function leaseIn(res: RawResponse): LeaseView | undefined {
   const h = res.headers;
   if (res.status !== 200 || !h["x-ms-lease-state"]) return undefined;
-  return { state: h["x-ms-lease-state"], status: h["x-ms-lease-status"], duration: h["x-ms-lease-duration"], etag: h["etag"], lastModified: h["last-modified"], date: serverDate(res) };
+  return {
+    state: h["x-ms-lease-state"],
+    status: h["x-ms-lease-status"],
+    duration: h["x-ms-lease-duration"],
+    etag: h["etag"],
+    lastModified: h["last-modified"],
+    date: serverDate(res),
+  };
 }

@@ -6,7 +6,20 @@ import fc from "fast-check";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { LEASE_OF, leaseAction, readLease, type LeaseView } from "./lease-kit.ts";
 import { fail, leaseShown, open, show, step, type Model, type Real } from "./lease-model-check.ts";
-import { describeModel, expectedAnswers, locked, MARGIN_MS, otherId as other, readBackAgrees, settle, tableAction, type LeaseCommand as Cmd, type LeaseModel, type Verb, type Who } from "./lease-reference.ts";
+import {
+  describeModel,
+  expectedAnswers,
+  locked,
+  MARGIN_MS,
+  otherId as other,
+  readBackAgrees,
+  settle,
+  tableAction,
+  type LeaseCommand as Cmd,
+  type LeaseModel,
+  type Verb,
+  type Who,
+} from "./lease-reference.ts";
 import { ACTION_LABEL, cellOf, onState } from "./lease-table.ts";
 
 // ---- lease actions: the transition table is lease-table.ts, through lease-reference.ts ----
@@ -41,10 +54,13 @@ export class LeaseCommand implements fc.AsyncCommand<Model, Real> {
       () => {
         const ids = r.ids;
         const args =
-          this.verb === "acquire" ? { proposed: ids[id], duration: this.duration }
-          : this.verb === "change" ? { id: ids[id], proposed: ids[other(id)] }
-          : this.verb === "break" ? { breakPeriod: this.breakPeriod }
-          : { id: ids[id] };
+          this.verb === "acquire"
+            ? { proposed: ids[id], duration: this.duration }
+            : this.verb === "change"
+              ? { id: ids[id], proposed: ids[other(id)] }
+              : this.verb === "break"
+                ? { breakPeriod: this.breakPeriod }
+                : { id: ids[id] };
         return leaseAction(r.t, r.x, this.verb, args);
       },
       (c, res) => this.pinnedCell(r, c, res, id),
@@ -64,7 +80,10 @@ export class LeaseCommand implements fc.AsyncCommand<Model, Real> {
     const expected = `${o?.status}${o?.code ? " " + o.code : ""}`;
     const pinned = pin?.signature;
     // A pin matches the state row's failure as data (what its check expected and got); one in the older text form, its message.
-    const same = typeof pinned === "string" ? pinned === `${ACTION_LABEL[action]} on ${onState(c.state)}: expected ${expected}, got ${show(res)}` : pinned?.expected === expected && pinned?.got === show(res);
+    const same =
+      typeof pinned === "string"
+        ? pinned === `${ACTION_LABEL[action]} on ${onState(c.state)}: expected ${expected}, got ${show(res)}`
+        : pinned?.expected === expected && pinned?.got === show(res);
     return pin?.status === "FAIL" && same ? row : undefined;
   }
   /** With the ID the role had when the command ran. */
@@ -76,7 +95,9 @@ export class LeaseCommand implements fc.AsyncCommand<Model, Real> {
     return `${this.verb} ${as}`;
   }
   toString(): string {
-    return this.verb === "break" ? `break (period ${this.breakPeriod})` : `${this.verb} (${this.role === "holder" ? "the holder" : "another ID"}${this.verb === "acquire" ? `, ${this.duration === -1 ? "infinite" : this.duration + " s"}` : ""})`;
+    return this.verb === "break"
+      ? `break (period ${this.breakPeriod})`
+      : `${this.verb} (${this.role === "holder" ? "the holder" : "another ID"}${this.verb === "acquire" ? `, ${this.duration === -1 ? "infinite" : this.duration + " s"}` : ""})`;
   }
 }
 
@@ -102,11 +123,20 @@ export class WriteCommand implements fc.AsyncCommand<Model, Real> {
     const lease: Record<string, string> = id ? { "x-ms-lease-id": r.ids[id] } : {};
     const next = await step(m, r, this.toString(), { kind: "write", id, condition: this.condition, content }, () =>
       r.x.kind === "container"
-        ? r.t.raw("blob", { method: "PUT", path: r.x.path, query: { restype: "container", comp: "metadata" }, headers: { ...lease, "x-ms-meta-state": content } })
+        ? r.t.raw("blob", {
+            method: "PUT",
+            path: r.x.path,
+            query: { restype: "container", comp: "metadata" },
+            headers: { ...lease, "x-ms-meta-state": content },
+          })
         : r.t.raw("blob", {
             method: "PUT",
             path: r.x.path,
-            headers: { "x-ms-blob-type": "BlockBlob", ...lease, ...(this.condition === "none" ? {} : { "if-match": this.condition === "current" ? m.ref.etag : m.ref.stale }) },
+            headers: {
+              "x-ms-blob-type": "BlockBlob",
+              ...lease,
+              ...(this.condition === "none" ? {} : { "if-match": this.condition === "current" ? m.ref.etag : m.ref.stale }),
+            },
             body: content,
           }),
     );
@@ -138,7 +168,11 @@ export class ReadCommand implements fc.AsyncCommand<Model, Real> {
         query: r.x.kind === "container" ? { restype: "container" } : undefined,
         headers: {
           ...(id ? { "x-ms-lease-id": r.ids[id] } : {}),
-          ...(this.condition === "if-none-match-current" ? { "if-none-match": m.ref.etag } : this.condition === "if-match-stale" ? { "if-match": m.ref.stale } : {}),
+          ...(this.condition === "if-none-match-current"
+            ? { "if-none-match": m.ref.etag }
+            : this.condition === "if-match-stale"
+              ? { "if-match": m.ref.stale }
+              : {}),
         },
       }),
     );
@@ -181,13 +215,17 @@ export class WaitCommand implements fc.AsyncCommand<Model, Real> {
     r.executed.n++;
     r.executed.waits++;
     const until = m.ref.endsAt! + MARGIN_MS;
-    const v = await r.t.waitFor("the server's clock past the end", async () => {
-      const view = await readUnlessStopped(m, r);
-      if (view.date!.getTime() >= until) return view;
-      // Nothing is judged before the end: the next read a second before it (a Date counts whole seconds), not one a second.
-      await sleepUnlessStopped(m, r, until - view.date!.getTime() - 1000);
-      return undefined;
-    }, { timeoutMs: 40_000, intervalMs: 250 });
+    const v = await r.t.waitFor(
+      "the server's clock past the end",
+      async () => {
+        const view = await readUnlessStopped(m, r);
+        if (view.date!.getTime() >= until) return view;
+        // Nothing is judged before the end: the next read a second before it (a Date counts whole seconds), not one a second.
+        await sleepUnlessStopped(m, r, until - view.date!.getTime() - 1000);
+        return undefined;
+      },
+      { timeoutMs: 40_000, intervalMs: 250 },
+    );
     const settled = settle(m.ref, v.date!.getTime())[0];
     if (!readBackAgrees(settled, v)) fail(r, m, { action: this.toString(), expected: describeModel(settled), observed: leaseShown(v) });
     r.steps.push({ action: this.toString(), expected: describeModel(settled), observed: leaseShown(v) });
@@ -207,21 +245,32 @@ export class WaitCommand implements fc.AsyncCommand<Model, Real> {
 export class NearEndWait implements fc.AsyncCommand<Model, Real> {
   check(m: Readonly<Model>): boolean {
     const ends = m.ref.endsAt;
-    return open(m) && !m.nearEnd && m.ref.state === "breaking" && ends !== undefined && ends - MARGIN_MS - 1000 > m.now && ends - MARGIN_MS <= m.deadline;
+    return (
+      open(m) &&
+      !m.nearEnd &&
+      m.ref.state === "breaking" &&
+      ends !== undefined &&
+      ends - MARGIN_MS - 1000 > m.now &&
+      ends - MARGIN_MS <= m.deadline
+    );
   }
   async run(m: Model, r: Real): Promise<void> {
     r.t.step("wait to the last seconds of the break period (server time)");
     r.executed.n++;
     r.executed.nearEnd++;
     const until = m.ref.endsAt! - MARGIN_MS - 1000;
-    const v = await r.t.waitFor("the server's clock near the break's end", async () => {
-      const view = await readUnlessStopped(m, r);
-      // Every read on the way is judged: the lease must read Breaking until the margin.
-      if (!settle(m.ref, view.date!.getTime()).some((c) => readBackAgrees(c, view))) {
-        fail(r, m, { action: this.toString(), expected: describeModel(m.ref), observed: leaseShown(view) });
-      }
-      return view.date!.getTime() >= until ? view : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 500 });
+    const v = await r.t.waitFor(
+      "the server's clock near the break's end",
+      async () => {
+        const view = await readUnlessStopped(m, r);
+        // Every read on the way is judged: the lease must read Breaking until the margin.
+        if (!settle(m.ref, view.date!.getTime()).some((c) => readBackAgrees(c, view))) {
+          fail(r, m, { action: this.toString(), expected: describeModel(m.ref), observed: leaseShown(view) });
+        }
+        return view.date!.getTime() >= until ? view : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
     r.steps.push({ action: this.toString(), expected: describeModel(m.ref), observed: leaseShown(v) });
     Object.assign(m, { nearEnd: true, now: v.date!.getTime() });
   }

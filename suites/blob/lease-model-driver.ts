@@ -19,17 +19,29 @@ import { locked, type LeaseModel } from "./lease-reference.ts";
  * (content v1), or a container (metadata state=v1). Each request here is a
  * round trip the sequence's time budget waits for against a slow target.
  */
-async function fresh(t: RowContext, resource: LeaseModel["resource"], blobs: () => Promise<ContainerClient>): Promise<{ x: LeaseTarget; ref: LeaseModel; date: number }> {
+async function fresh(
+  t: RowContext,
+  resource: LeaseModel["resource"],
+  blobs: () => Promise<ContainerClient>,
+): Promise<{ x: LeaseTarget; ref: LeaseModel; date: number }> {
   if (resource === "container") {
     const c = t.blob.getContainerClient(t.name("c"));
     const stale = (await c.create()).etag!;
     const written = await c.setMetadata({ state: "v1" });
-    return { x: containerTarget(c), ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale }, date: expectPresent("Set Container Metadata: the answer's Date", written.date).getTime() };
+    return {
+      x: containerTarget(c),
+      ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale },
+      date: expectPresent("Set Container Metadata: the answer's Date", written.date).getTime(),
+    };
   }
   const b = (await blobs()).getBlockBlobClient(t.name("b"));
   const stale = (await b.upload("v0", 2)).etag!;
   const written = await b.upload("v1", 2);
-  return { x: blobTarget(b), ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale }, date: expectPresent("Put Blob: the answer's Date", written.date).getTime() };
+  return {
+    x: blobTarget(b),
+    ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale },
+    date: expectPresent("Put Blob: the answer's Date", written.date).getTime(),
+  };
 }
 
 /**
@@ -63,7 +75,11 @@ async function sequence(
     if (res.status !== 201) fail(real, model, { action, expected: "201", observed: show(res) });
     now = serverDate(res).getTime();
     const finite = setupLease !== -1;
-    Object.assign(model, { ref: { ...ref, state: "leased", holder: "L1", finite, endsAt: finite ? now + setupLease * 1000 : undefined }, now, deadline: now + BUDGET_MS });
+    Object.assign(model, {
+      ref: { ...ref, state: "leased", holder: "L1", finite, endsAt: finite ? now + setupLease * 1000 : undefined },
+      now,
+      deadline: now + BUDGET_MS,
+    });
     real.steps.push({ action, expected: "201", observed: show(res) });
   }
   // A break-end sequence then breaks the lease with the short period and waits to its last seconds

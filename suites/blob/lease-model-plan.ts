@@ -40,7 +40,11 @@ const SHORT_BREAK = 14;
 
 const RENEW_AFTER_WRITE = new Then(new WaitCommand(), new WriteCommand("none", "none"), new LeaseCommand("renew", "holder", 0, 0));
 // An infinite lease broken with the short period, then a wait to its last seconds.
-export const NEAR_BREAK_END = new Then(new LeaseCommand("acquire", "holder", -1, 0), new LeaseCommand("break", "holder", 0, SHORT_BREAK), new NearEndWait());
+export const NEAR_BREAK_END = new Then(
+  new LeaseCommand("acquire", "holder", -1, 0),
+  new LeaseCommand("break", "holder", 0, SHORT_BREAK),
+  new NearEndWait(),
+);
 // The wait, alone or followed by a write without a lease ID (column
 // expired-modified) and renew with the old ID there (Azurite#2352's path), which half of the waits take.
 const EXPIRY_WAITS = [
@@ -57,11 +61,25 @@ const COMMANDS = [
   fc.constant(new LeaseCommand("change", "holder", 0, 0)),
   role.map((r) => new LeaseCommand("release", r, 0, 0)),
   fc.constantFrom(0, BREAK_PERIOD).map((p) => new LeaseCommand("break", "holder", 0, p)),
-  fc.tuple(fc.constantFrom<IdMode>("none", "holder", "holder", "other"), fc.constantFrom("none", "none", "current", "stale") as fc.Arbitrary<"none" | "current" | "stale">).map(([id, c]) => new WriteCommand(id, c)),
-  fc.tuple(fc.constantFrom<IdMode>("none", "holder", "other"), fc.constantFrom("none", "if-none-match-current", "if-match-stale") as fc.Arbitrary<"none" | "if-none-match-current" | "if-match-stale">).map(([id, c]) => new ReadCommand(id, c)),
+  fc
+    .tuple(
+      fc.constantFrom<IdMode>("none", "holder", "holder", "other"),
+      fc.constantFrom("none", "none", "current", "stale") as fc.Arbitrary<"none" | "current" | "stale">,
+    )
+    .map(([id, c]) => new WriteCommand(id, c)),
+  fc
+    .tuple(
+      fc.constantFrom<IdMode>("none", "holder", "other"),
+      fc.constantFrom("none", "if-none-match-current", "if-match-stale") as fc.Arbitrary<
+        "none" | "if-none-match-current" | "if-match-stale"
+      >,
+    )
+    .map(([id, c]) => new ReadCommand(id, c)),
   ...EXPIRY_WAITS,
   // After a change the old ID is "another ID": acting with it must be refused.
-  fc.constantFrom<Verb>("renew", "release").map((v) => new Then(new LeaseCommand("change", "holder", 0, 0), new LeaseCommand(v, "other", 0, 0))),
+  fc
+    .constantFrom<Verb>("renew", "release")
+    .map((v) => new Then(new LeaseCommand("change", "holder", 0, 0), new LeaseCommand(v, "other", 0, 0))),
 ];
 /**
  * The same but the expiry waits, and a short break period with a wait near its
@@ -85,8 +103,16 @@ const CONTAINER_BREAK_END_COMMANDS = [...BREAK_END_COMMANDS, SHARED_WRITES, SHAR
 
 // Blob sequences first (their seeds are the run's seed + 0..19), then the container ones.
 export const PLANS = [
-  ...Array.from({ length: SEQUENCES }, (_, i) => ({ resource: "blob" as const, commands: COMMANDS, start: i % 2 === 1 ? ("leased" as const) : ("available" as const) })),
-  ...Array.from({ length: BREAK_END_SEQUENCES }, () => ({ resource: "blob" as const, commands: BREAK_END_COMMANDS, start: "near-break-end" as const })),
+  ...Array.from({ length: SEQUENCES }, (_, i) => ({
+    resource: "blob" as const,
+    commands: COMMANDS,
+    start: i % 2 === 1 ? ("leased" as const) : ("available" as const),
+  })),
+  ...Array.from({ length: BREAK_END_SEQUENCES }, () => ({
+    resource: "blob" as const,
+    commands: BREAK_END_COMMANDS,
+    start: "near-break-end" as const,
+  })),
   ...Array.from({ length: CONTAINER_SEQUENCES }, (_, i) =>
     i < CONTAINER_SEQUENCES - 1
       ? { resource: "container" as const, commands: CONTAINER_COMMANDS, start: i % 2 === 1 ? ("leased" as const) : ("available" as const) }

@@ -27,15 +27,21 @@ async function leaseModel(t: RowContext): Promise<void> {
   t.note("commands", executed.n);
   t.note("waits", executed.waits);
   t.note("waits to a break's last seconds", executed.nearEnd);
-  t.note("sequences ended by the time budget", `${executed.cut} of ${PLANS.length} (no command starts later than ${BUDGET_MS / 1000} s after a sequence's setup, by the server's clock, but the quick tail of one begun before)`);
+  t.note(
+    "sequences ended by the time budget",
+    `${executed.cut} of ${PLANS.length} (no command starts later than ${BUDGET_MS / 1000} s after a sequence's setup, by the server's clock, but the quick tail of one begun before)`,
+  );
   for (const [i, d] of runs.entries()) {
     // fast-check reports a sequence cut by its time limit before it ended as failed, with no error: no verdict.
     if (!d.failed || (d.interrupted && d.errorInstance == null)) continue;
     const err = d.errorInstance as Error | undefined;
     const [first, ...rest] = (err?.message ?? "the lease model failed").split("\n");
-    throw new AssertionError(`${first}\nsequence ${i}, on a ${PLANS[i].resource} (shrunk: ${d.counterexample?.[0] ?? "?"}):\n${rest.join("\n")}\nreplay: ${replayCommand(t, seed)}`, {
-      failure: (err as { failure?: unknown } | undefined)?.failure,
-    });
+    throw new AssertionError(
+      `${first}\nsequence ${i}, on a ${PLANS[i].resource} (shrunk: ${d.counterexample?.[0] ?? "?"}):\n${rest.join("\n")}\nreplay: ${replayCommand(t, seed)}`,
+      {
+        failure: (err as { failure?: unknown } | undefined)?.failure,
+      },
+    );
   }
   if (fault !== undefined) throw fault;
   if (runs.some((d) => d.interrupted)) throw new RowSignal("INCONCLUSIVE", "a sequence did not finish within its time limit");

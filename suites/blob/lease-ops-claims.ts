@@ -121,7 +121,8 @@ export const OPS: LeaseOp[] = [
     type: "block",
     rest: "Get Blob Properties, x-ms-lease-id",
     call: (t, f, id) => f.b.getProperties(lc(id)),
-    answered: (r) => expectEqual("metadata returned by Get Blob Properties", (r as { metadata?: Record<string, string> }).metadata, { state: "original" }),
+    answered: (r) =>
+      expectEqual("metadata returned by Get Blob Properties", (r as { metadata?: Record<string, string> }).metadata, { state: "original" }),
   },
   {
     slug: "set-blob-properties",
@@ -138,8 +139,10 @@ export const OPS: LeaseOp[] = [
     kind: "read",
     type: "block",
     rest: "Get Blob Metadata, x-ms-lease-id",
-    call: async (t, f, id) => rawOk(await t.raw("blob", { method: "GET", path: f.x.path, query: { comp: "metadata" }, headers: leaseHeader(id) })),
-    answered: (r) => expectEqual("x-ms-meta-state returned by Get Blob Metadata", (r as RawResponse).headers["x-ms-meta-state"], "original"),
+    call: async (t, f, id) =>
+      rawOk(await t.raw("blob", { method: "GET", path: f.x.path, query: { comp: "metadata" }, headers: leaseHeader(id) })),
+    answered: (r) =>
+      expectEqual("x-ms-meta-state returned by Get Blob Metadata", (r as RawResponse).headers["x-ms-meta-state"], "original"),
   },
   {
     slug: "set-blob-metadata",
@@ -190,7 +193,12 @@ export const OPS: LeaseOp[] = [
       await b.commitBlockList([BLOCK_ID], { metadata: { state: "original" } });
     },
     call: (t, f, id) => (f.b as BlockBlobClient).getBlockList("committed", lc(id)),
-    answered: (r) => expectEqual("committed blocks returned by Get Block List", ((r as { committedBlocks?: { name: string }[] }).committedBlocks ?? []).map((b) => b.name), [BLOCK_ID]),
+    answered: (r) =>
+      expectEqual(
+        "committed blocks returned by Get Block List",
+        ((r as { committedBlocks?: { name: string }[] }).committedBlocks ?? []).map((b) => b.name),
+        [BLOCK_ID],
+      ),
   },
   {
     slug: "put-page",
@@ -199,7 +207,11 @@ export const OPS: LeaseOp[] = [
     type: "page",
     rest: "Put Page, x-ms-lease-id",
     call: (t, f, id) => (f.b as PageBlobClient).uploadPages("x".repeat(512), 0, 512, lc(id)),
-    applied: (after, before) => expectTrue("the page written by Put Page reads back", after.content !== before.content && Buffer.from(after.content!, "base64")[0] === 0x78),
+    applied: (after, before) =>
+      expectTrue(
+        "the page written by Put Page reads back",
+        after.content !== before.content && Buffer.from(after.content!, "base64")[0] === 0x78,
+      ),
   },
   {
     slug: "get-page-ranges",
@@ -208,11 +220,15 @@ export const OPS: LeaseOp[] = [
     type: "page",
     rest: "Get Page Ranges, x-ms-lease-id",
     prepare: async (t, f) => void (await (f.b as PageBlobClient).uploadPages("p".repeat(512), 0, 512)),
-    call: async (t, f, id) => rawOk(await t.raw("blob", { method: "GET", path: f.x.path, query: { comp: "pagelist" }, headers: leaseHeader(id) })),
+    call: async (t, f, id) =>
+      rawOk(await t.raw("blob", { method: "GET", path: f.x.path, query: { comp: "pagelist" }, headers: leaseHeader(id) })),
     answered: (r) =>
       expectEqual(
         "page ranges returned by Get Page Ranges",
-        [...(r as RawResponse).body.matchAll(/<PageRange><Start>(\d+)<\/Start><End>(\d+)<\/End><\/PageRange>/g)].map((m) => [Number(m[1]), Number(m[2])]),
+        [...(r as RawResponse).body.matchAll(/<PageRange><Start>(\d+)<\/Start><End>(\d+)<\/End><\/PageRange>/g)].map((m) => [
+          Number(m[1]),
+          Number(m[2]),
+        ]),
         [[0, 511]],
       ),
   },
@@ -255,7 +271,9 @@ export const OPS: LeaseOp[] = [
       f.copyId = res.headers["x-ms-copy-id"];
       const status = (await f.b.getProperties()).copyStatus;
       if (res.headers["x-ms-copy-status"] !== "pending" || status !== "pending") {
-        preconditionFailed(`no pending copy to abort: the target completed the copy at once (copy status ${status ?? res.headers["x-ms-copy-status"] ?? "none"})`);
+        preconditionFailed(
+          `no pending copy to abort: the target completed the copy at once (copy status ${status ?? res.headers["x-ms-copy-status"] ?? "none"})`,
+        );
       }
     },
     call: (t, f, id) => f.b.abortCopyFromURL(f.copyId!, lc(id)),
@@ -295,7 +313,8 @@ export function claim(op: LeaseOp, cs: Case): { ok: boolean; status?: number; co
     }[cs];
   }
   if (cs === "with-id") return { ok: true, text: op.kind === "copy" ? "Succeeds (infinite lease)" : "Succeeds" };
-  if (cs === "without-id" && (op.kind === "read" || op.kind === "snapshot")) return { ok: true, text: op.kind === "snapshot" ? "Succeeds (ID optional)" : "Succeeds" };
+  if (cs === "without-id" && (op.kind === "read" || op.kind === "snapshot"))
+    return { ok: true, text: op.kind === "snapshot" ? "Succeeds (ID optional)" : "Succeeds" };
   return { ok: false, status: 412, code: CODES[cs], text: cs === "without-id" && op.kind === "abort" ? "412 (infinite lease)" : "412" };
 }
 

@@ -19,7 +19,8 @@ import { LEASED_CONDITIONAL, leaseOpAt } from "./lease-ops-claims.ts";
 const P = "blob/lease-ops/";
 
 /** How a read refuses a failing header; writes refuse every one with 412 (catalogue C). */
-const refusal = (cell: Cell) => (cell.claim.kind === "read" && (cell.header === "if-none-match" || cell.header === "if-modified-since") ? 304 : 412);
+const refusal = (cell: Cell) =>
+  cell.claim.kind === "read" && (cell.header === "if-none-match" || cell.header === "if-modified-since") ? 304 : 412;
 
 /**
  * The operation on the leased blob, with the holder's ID. Lease Blob itself
@@ -28,7 +29,12 @@ const refusal = (cell: Cell) => (cell.claim.kind === "read" && (cell.header === 
  */
 function request(claim: OpClaim, h: History, id: string): RawRequest {
   const req = claim.row.endsWith("/lease-blob")
-    ? { method: "PUT", path: `/${h.subject.container}/${encodeURIComponent(h.subject.blob!)}`, query: { comp: "lease" }, headers: { "x-ms-lease-action": "renew" } }
+    ? {
+        method: "PUT",
+        path: `/${h.subject.container}/${encodeURIComponent(h.subject.blob!)}`,
+        query: { comp: "lease" },
+        headers: { "x-ms-lease-action": "renew" },
+      }
     : claim.request(h.subject);
   return { ...req, headers: { ...(req.headers ?? {}), "x-ms-lease-id": id } };
 }
@@ -77,12 +83,18 @@ async function conditionsWithId(t: RowContext, claim: OpClaim, cells: Cell[]): P
     return;
   }
   const after = claim.source
-    ? await t.waitFor("the permitted copy to settle", async () => {
-        const s = await h.read();
-        return s.copyStatus === "pending" ? undefined : s;
-      }, { timeoutMs: 30_000, intervalMs: 250 })
+    ? await t.waitFor(
+        "the permitted copy to settle",
+        async () => {
+          const s = await h.read();
+          return s.copyStatus === "pending" ? undefined : s;
+        },
+        { timeoutMs: 30_000, intervalMs: 250 },
+      )
     : await h.read();
-  const effect = claim.row.endsWith("/lease-blob") ? { what: "the blob is still leased", holds: () => after.leaseState === "leased" } : claim.effect!;
+  const effect = claim.row.endsWith("/lease-blob")
+    ? { what: "the blob is still leased", holds: () => after.leaseState === "leased" }
+    : claim.effect!;
   expectTrue(`${what}: not applied (${effect.what})`, effect.holds(after), { expected: "applied", got: "not applied" });
 }
 
@@ -103,9 +115,12 @@ const rows: RowDef[] = LEASED_CONDITIONAL.map(({ op, claim, cells }) => ({
 // onto an existing, leased blob without the lease ID is refused for the lease.
 rows.push({
   id: "blob/lease-ops/put-blob/lease-before-condition",
-  title: "Put Blob with If-None-Match: * onto an existing blob that holds a lease, without the lease ID → 412 LeaseIdMissing (the lease checked before the condition), not 409 BlobAlreadyExists; the blob unchanged",
+  title:
+    "Put Blob with If-None-Match: * onto an existing blob that holds a lease, without the lease ID → 412 LeaseIdMissing (the lease checked before the condition), not 409 BlobAlreadyExists; the blob unchanged",
   level: "rest",
-  source: blobLeaseSource("Put Blob, Lease Blob; Specifying Conditional Headers for Blob Service Operations; Azurite issue #2637 (Azure's answer quoted)"),
+  source: blobLeaseSource(
+    "Put Blob, Lease Blob; Specifying Conditional Headers for Blob Service Operations; Azurite issue #2637 (Azure's answer quoted)",
+  ),
   service: "blob",
   async run(t) {
     const c = await t.newContainer();
@@ -114,7 +129,13 @@ rows.push({
     await holdLease(t, x, -1, guid());
     const before = await blobSnapshot(b, c, "block");
     const what = "Put Blob with If-None-Match: * and no lease ID onto the leased blob";
-    const res = await send(t, what, { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written over the lease" }, "if-none-match", "*");
+    const res = await send(
+      t,
+      what,
+      { method: "PUT", path: x.path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written over the lease" },
+      "if-none-match",
+      "*",
+    );
     expectRawStatus(what, res, { status: 412, code: "LeaseIdMissing" });
     t.step("read back after the refused request");
     expectUnchanged(`${what}: the blob read back`, before, await blobSnapshot(b, c, "block"));

@@ -27,7 +27,10 @@ async function runLeaseBlob(t: RowContext, cs: Case): Promise<void> {
   const a = cs === "unleased-with-id" ? guid() : (await holdLease(t, x, -1)).id;
   t.step(`Lease Blob ${CASE_TEXT[cs]}`);
   if (cs === "without-id") {
-    expectRawStatus("Lease Blob acquire without an ID on a leased blob", await leaseAction(t, x, "acquire", { duration: -1 }), { status: 409, code: "LeaseAlreadyPresent" });
+    expectRawStatus("Lease Blob acquire without an ID on a leased blob", await leaseAction(t, x, "acquire", { duration: -1 }), {
+      status: 409,
+      code: "LeaseAlreadyPresent",
+    });
     await expectLeaseState(t, x, "after the refused acquire", "leased");
   } else if (cs === "with-id") {
     expectRawStatus("Lease Blob renew with the lease ID", await leaseAction(t, x, "renew", { id: a }), { status: 200 });
@@ -47,7 +50,8 @@ async function runCase(t: RowContext, op: LeaseOp, cs: Case, opts: { duration?: 
   if (op.afterLease) await op.afterLease(t, f, holder);
   const sent = { "without-id": undefined, "with-id": holder, "wrong-id": guid(), "unleased-with-id": guid() }[cs];
   const before = op.kind === "read" ? undefined : await blobSnapshot(f.b, f.c, f.type);
-  const expected = opts.duration !== undefined && opts.duration !== -1 ? { ok: false, status: 412, code: "InfiniteLeaseDurationRequired" } : claim(op, cs);
+  const expected =
+    opts.duration !== undefined && opts.duration !== -1 ? { ok: false, status: 412, code: "InfiniteLeaseDurationRequired" } : claim(op, cs);
   const what = `${op.operation} ${CASE_TEXT[cs]}${opts.duration ? ` (${opts.duration} s lease)` : ""}`;
   t.step(what);
   if (expected.ok) {
@@ -70,7 +74,6 @@ async function runCase(t: RowContext, op: LeaseOp, cs: Case, opts: { duration?: 
   if (holder && !(op.slug === "delete-blob" && expected.ok)) await expectLeaseState(t, f.x, `after ${what}`, "leased");
 }
 
-
 const rows: RowDef[] = OPS.flatMap((op) =>
   CASES.map((cs) => ({
     id: `${P}${op.slug}/${cs}`,
@@ -89,7 +92,13 @@ rows.push({
   level: "rest",
   source: blobLeaseSource("Copy Blob; error code InfiniteLeaseDurationRequired"),
   service: "blob",
-  run: (t) => runCase(t, OPS.find((o) => o.slug === "copy-blob")!, "with-id", { duration: 60 }),
+  run: (t) =>
+    runCase(
+      t,
+      OPS.find((o) => o.slug === "copy-blob")!,
+      "with-id",
+      { duration: 60 },
+    ),
 });
 
 defineTable({ table: "L Operations that honour a blob lease", service: "blob" }, rows);
@@ -101,7 +110,12 @@ defineMatrix({
   order: 30,
   columns: CASES.map((cs) => ({
     key: cs,
-    header: { "without-id": "Leased, without ID", "with-id": "Leased, right ID", "wrong-id": "Leased, wrong ID", "unleased-with-id": "ID on unleased blob" }[cs],
+    header: {
+      "without-id": "Leased, without ID",
+      "with-id": "Leased, right ID",
+      "wrong-id": "Leased, wrong ID",
+      "unleased-with-id": "ID on unleased blob",
+    }[cs],
   })),
   rows: OPS.map((op) => ({
     label: op.operation,

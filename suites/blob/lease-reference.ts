@@ -63,7 +63,12 @@ export const locked = (s: StatedLease) => s === "leased" || s === "breaking";
 /** The model at server time `now`: past an end, the lease has expired or the break completed; near it, either. */
 export function settle(m: LeaseModel, now: number): LeaseModel[] {
   if (m.endsAt === undefined) return [m];
-  const over: LeaseModel = { ...m, state: m.state === "breaking" ? "broken" : m.state === "leased" ? "expired" : m.state, endsAt: undefined, ...(m.state === "leased" ? { expiredAt: m.endsAt } : {}) };
+  const over: LeaseModel = {
+    ...m,
+    state: m.state === "breaking" ? "broken" : m.state === "leased" ? "expired" : m.state,
+    endsAt: undefined,
+    ...(m.state === "leased" ? { expiredAt: m.endsAt } : {}),
+  };
   if (now >= m.endsAt + MARGIN_MS) return [over];
   if (now <= m.endsAt - MARGIN_MS) return [m];
   return [m, over];
@@ -72,13 +77,15 @@ export function settle(m: LeaseModel, now: number): LeaseModel[] {
 /** The table's action a lease request is, by the ID it carries and the lease's holder. */
 export function tableAction(m: LeaseModel, verb: Verb, id: Who, breakPeriod = 0): Action {
   const mine = m.holder === id;
-  return ({
-    acquire: mine ? "acquire-same" : "acquire",
-    renew: mine ? "renew" : "renew-other",
-    change: mine ? "change" : "change-other",
-    release: mine ? "release" : "release-other",
-    break: breakPeriod === 0 ? "break-0" : "break-period",
-  } as const)[verb];
+  return (
+    {
+      acquire: mine ? "acquire-same" : "acquire",
+      renew: mine ? "renew" : "renew-other",
+      change: mine ? "change" : "change-other",
+      release: mine ? "release" : "release-other",
+      break: breakPeriod === 0 ? "break-0" : "break-period",
+    } as const
+  )[verb];
 }
 
 /** What a lease state reads as (x-ms-lease-state): an expired lease after a write may read as available (lease-table.ts, WRITTEN). */
@@ -100,30 +107,50 @@ export function readBackAgrees(m: LeaseModel, v: LeaseReadBack): boolean {
   return v.etag === m.etag;
 }
 
-export const describeModel = (m: LeaseModel) => `${m.state}${m.holder ? ` (${m.holder})` : ""}${m.state === "leased" ? (m.finite ? `, ${FINITE_SECONDS} s` : ", infinite") : ""}`;
+export const describeModel = (m: LeaseModel) =>
+  `${m.state}${m.holder ? ` (${m.holder})` : ""}${m.state === "leased" ? (m.finite ? `, ${FINITE_SECONDS} s` : ", infinite") : ""}`;
 
 /** A lease action: the table's cell, with the holder and the end each outcome leaves. */
 function leaseStep(c: LeaseModel, cmd: Extract<LeaseCommand, { kind: "lease" }>, now?: number): Expected[] {
   const cell = cellOf(c.resource, tableAction(c, cmd.verb, cmd.id, cmd.breakPeriod), c.state);
   if (!cell) return [];
   // Within a minute of an expiry an acquire may also meet 409 LeaseAlreadyPresent, the lease staying expired (catalogue L).
-  const expiredRecently = cmd.verb === "acquire" && (c.state === "expired" || c.state === "expired-modified") && c.expiredAt !== undefined && now !== undefined && now < c.expiredAt + REACQUIRE_TOLERANCE_MS;
+  const expiredRecently =
+    cmd.verb === "acquire" &&
+    (c.state === "expired" || c.state === "expired-modified") &&
+    c.expiredAt !== undefined &&
+    now !== undefined &&
+    now < c.expiredAt + REACQUIRE_TOLERANCE_MS;
   const notYet: Expected[] = expiredRecently ? [{ status: 409, codes: ["LeaseAlreadyPresent"], next: () => [c] }] : [];
-  return [...notYet, ...cell.outcomes.map((o) => ({
-    status: o.status,
-    codes: o.code ? [o.code] : undefined,
-    next: (_answer: Answer, now: number) =>
-      (Array.isArray(o.after) ? o.after : [o.after]).map((state): LeaseModel => {
-        // A = the lease's holder, B = the ID the action brought (a change's proposed one).
-        const holder = o.holder === "A" ? c.holder : o.holder === "B" ? (cmd.verb === "change" ? otherId(cmd.id) : cmd.id) : state === "available" ? undefined : c.holder;
-        if (o.status >= 300) return { ...c, state, holder };
-        const duration = cmd.duration ?? -1;
-        if (cmd.verb === "acquire") return { ...c, state, holder, finite: duration !== -1, endsAt: duration === -1 ? undefined : now + duration * 1000 };
-        if (cmd.verb === "renew") return { ...c, state, holder, endsAt: c.finite ? now + FINITE_SECONDS * 1000 : undefined };
-        if (state === "breaking") return { ...c, state, holder, endsAt: Math.min(c.endsAt ?? Infinity, now + (cmd.breakPeriod ?? 0) * 1000) };
-        return { ...c, state, holder, endsAt: state === "leased" ? c.endsAt : undefined };
-      }),
-  }))];
+  return [
+    ...notYet,
+    ...cell.outcomes.map((o) => ({
+      status: o.status,
+      codes: o.code ? [o.code] : undefined,
+      next: (_answer: Answer, now: number) =>
+        (Array.isArray(o.after) ? o.after : [o.after]).map((state): LeaseModel => {
+          // A = the lease's holder, B = the ID the action brought (a change's proposed one).
+          const holder =
+            o.holder === "A"
+              ? c.holder
+              : o.holder === "B"
+                ? cmd.verb === "change"
+                  ? otherId(cmd.id)
+                  : cmd.id
+                : state === "available"
+                  ? undefined
+                  : c.holder;
+          if (o.status >= 300) return { ...c, state, holder };
+          const duration = cmd.duration ?? -1;
+          if (cmd.verb === "acquire")
+            return { ...c, state, holder, finite: duration !== -1, endsAt: duration === -1 ? undefined : now + duration * 1000 };
+          if (cmd.verb === "renew") return { ...c, state, holder, endsAt: c.finite ? now + FINITE_SECONDS * 1000 : undefined };
+          if (state === "breaking")
+            return { ...c, state, holder, endsAt: Math.min(c.endsAt ?? Infinity, now + (cmd.breakPeriod ?? 0) * 1000) };
+          return { ...c, state, holder, endsAt: state === "leased" ? c.endsAt : undefined };
+        }),
+    })),
+  ];
 }
 
 /**
@@ -186,7 +213,14 @@ export function expectedAnswers(c: LeaseModel, cmd: LeaseCommand, now?: number):
  * is dated `now` (server clock), and, for an answer with `status` and `code`,
  * the states it may leave. Empty: the answer departs from the model.
  */
-export function stepModel(m: LeaseModel, cmd: LeaseCommand, now: number, status: number, code: string | undefined, answer: Answer): LeaseModel[] {
+export function stepModel(
+  m: LeaseModel,
+  cmd: LeaseCommand,
+  now: number,
+  status: number,
+  code: string | undefined,
+  answer: Answer,
+): LeaseModel[] {
   return settle(m, now).flatMap((c) =>
     expectedAnswers(c, cmd, now)
       .filter((e) => e.status === status && (!e.codes || e.codes.includes(code ?? "")))
@@ -196,5 +230,9 @@ export function stepModel(m: LeaseModel, cmd: LeaseCommand, now: number, status:
 
 /** What the reference would have accepted at `now`, in words (for a failure's table). */
 export function wantedAt(m: LeaseModel, cmd: LeaseCommand, now: number): string[] {
-  return [...new Set(settle(m, now).flatMap((c) => expectedAnswers(c, cmd, now).map((e) => `${e.status}${e.codes ? " " + e.codes.join("|") : ""}`)))];
+  return [
+    ...new Set(
+      settle(m, now).flatMap((c) => expectedAnswers(c, cmd, now).map((e) => `${e.status}${e.codes ? " " + e.codes.join("|") : ""}`)),
+    ),
+  ];
 }

@@ -8,7 +8,15 @@
 // for 15 s leases to lapse; they start at once and run side by side. Column
 // expired-modified: the lease expired, then a write without a lease ID (Put
 // Blob, Set Container Metadata) changed the resource.
-import { eachVariation, expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue } from "../../fixtures/harness/assert.ts";
+import {
+  eachVariation,
+  expectEqual,
+  expectRawStatus,
+  expectRefused,
+  expectSame,
+  expectSucceeds,
+  expectTrue,
+} from "../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
@@ -84,7 +92,11 @@ const resource = (kind: LeaseResource, source: string, create: Resource["create"
 });
 const RESOURCES: Record<LeaseResource, Resource> = {
   blob: resource("blob", SOURCE, async (t) => blobTarget(await newBlockBlob(t))),
-  container: resource("container", containerLeaseSource("Lease Container, outcomes of lease operations on containers by lease state"), async (t) => containerTarget(await t.newContainer())),
+  container: resource(
+    "container",
+    containerLeaseSource("Lease Container, outcomes of lease operations on containers by lease state"),
+    async (t) => containerTarget(await t.newContainer()),
+  ),
 };
 
 /** The request of an action, with the IDs of a resource in its state. */
@@ -118,11 +130,13 @@ const LEASE_TEXT = { none: "", finite: "a finite lease", infinite: "an infinite 
 function variationText(v: Variation, column: Column): string {
   const parts: string[] = [column === "available" || column === "expired" || column === "expired-modified" ? "" : LEASE_TEXT[v.lease]];
   if (v.shape.proposed === "none") parts.push("no proposed ID");
-  if (v.shape.duration !== undefined) parts.push(v.shape.duration === -1 ? "acquiring an infinite lease" : `acquiring a ${v.shape.duration} s lease`);
+  if (v.shape.duration !== undefined)
+    parts.push(v.shape.duration === -1 ? "acquiring an infinite lease" : `acquiring a ${v.shape.duration} s lease`);
   return parts.filter(Boolean).join(", ");
 }
 
-const claimText = (o: Outcome) => `${o.status}${o.code ? " " + o.code : ""}${o.status < 300 ? ` → ${Array.isArray(o.after) ? "unlocked" : o.after}` : ""}`;
+const claimText = (o: Outcome) =>
+  `${o.status}${o.code ? " " + o.code : ""}${o.status < 300 ? ` → ${Array.isArray(o.after) ? "unlocked" : o.after}` : ""}`;
 const cellText = (outcomes: Outcome[]) => outcomes.map(claimText).join(" or ");
 const stateLabel = (state: Column) => (state === "expired-modified" ? "expired, then written without a lease ID" : state);
 
@@ -131,13 +145,28 @@ const stateLabel = (state: Column) => (state === "expired-modified" ? "expired, 
  * the state and the holder read back. `alone`: the cell's only variation (its
  * note is then plain "response").
  */
-async function act(t: RowContext, action: Action, column: Column, outcomes: Outcome[], s: StatedResource, v: Variation, what: string, alone: boolean): Promise<void> {
+async function act(
+  t: RowContext,
+  action: Action,
+  column: Column,
+  outcomes: Outcome[],
+  s: StatedResource,
+  v: Variation,
+  what: string,
+  alone: boolean,
+): Promise<void> {
   const { verb, args } = request(action, s, v.shape);
   t.step(what);
   // A new lease over an expired one may be granted up to a minute after the expiry (catalogue L).
   const overExpired = verb === "acquire" && lapses(column) && s.expiredAt;
-  const { res, delayS } = overExpired ? await acquireOverExpired(t, s.x, args, s.expiredAt!) : { res: await leaseAction(t, s.x, verb, args), delayS: undefined };
-  t.note(alone ? "response" : `response (${what})`, { status: res.status, code: res.errorCode ?? null, leaseTime: res.headers["x-ms-lease-time"] ?? null });
+  const { res, delayS } = overExpired
+    ? await acquireOverExpired(t, s.x, args, s.expiredAt!)
+    : { res: await leaseAction(t, s.x, verb, args), delayS: undefined };
+  t.note(alone ? "response" : `response (${what})`, {
+    status: res.status,
+    code: res.errorCode ?? null,
+    leaseTime: res.headers["x-ms-lease-time"] ?? null,
+  });
   if (delayS !== undefined) t.note(alone ? "granted after the expiry (s)" : `granted after the expiry (s) (${what})`, delayS);
   const since = currentEvidence()?.exchanges.length ?? 0;
   t.step("read the lease back");
@@ -147,8 +176,15 @@ async function act(t: RowContext, action: Action, column: Column, outcomes: Outc
   const expected = outcomes.find((o) => o.status === res.status) ?? outcomes[0];
   if (outcomes.length > 1) {
     t.note("disputed", `${claimText(expected)}${expected === outcomes[0] ? " (the Lease Container page)" : " (the Lease Blob rule)"}`);
-    const [wanted, got] = [outcomes.map((o) => `${o.status}${o.code ? " " + o.code : ""}`).join(" or "), `${res.status} ${res.errorCode ?? ""}`.trim()];
-    expectTrue(`${what}: expected ${wanted}, got ${got}`, outcomes.some((o) => o.status === res.status), { expected: wanted, got });
+    const [wanted, got] = [
+      outcomes.map((o) => `${o.status}${o.code ? " " + o.code : ""}`).join(" or "),
+      `${res.status} ${res.errorCode ?? ""}`.trim(),
+    ];
+    expectTrue(
+      `${what}: expected ${wanted}, got ${got}`,
+      outcomes.some((o) => o.status === res.status),
+      { expected: wanted, got },
+    );
   }
   expectRawStatus(what, res, { status: expected.status, code: expected.code });
   // The lease the action left: a load that delays these checks past a finite lease's end makes them tell nothing.
@@ -158,7 +194,10 @@ async function act(t: RowContext, action: Action, column: Column, outcomes: Outc
       // The break period is measured by the server: x-ms-lease-time is the time left.
       const left = Number(res.headers["x-ms-lease-time"]);
       const [wanted, got] = [`${BREAK_PERIOD - 1}–${BREAK_PERIOD} s`, res.headers["x-ms-lease-time"] ?? "none"];
-      expectTrue(`x-ms-lease-time after ${what}: expected ${wanted}, got ${got}`, left >= BREAK_PERIOD - 1 && left <= BREAK_PERIOD, { expected: wanted, got });
+      expectTrue(`x-ms-lease-time after ${what}: expected ${wanted}, got ${got}`, left >= BREAK_PERIOD - 1 && left <= BREAK_PERIOD, {
+        expected: wanted,
+        got,
+      });
     }
     if (expected.holder) {
       // B: the ID the action brought (the target's own when the acquire proposed none).
@@ -243,32 +282,36 @@ rows.push(
       stillBreaking(s, await readLease(t, s.x), 5000);
       // On a loaded target the break may run out before the writes are answered: then the row cannot tell.
       await whileBreaking(s, undefined, async () => {
-        await expectRefused("Put Blob without the lease ID on a Breaking lease", s.b.upload(CHANGED, CHANGED.length), { status: 412, code: "LeaseIdMissing" });
+        await expectRefused("Put Blob without the lease ID on a Breaking lease", s.b.upload(CHANGED, CHANGED.length), {
+          status: 412,
+          code: "LeaseIdMissing",
+        });
         expectSame("the blob after the refused write", await blobSnapshot(s.b, c, "block"), before);
         t.step("Put Blob with the ID while Breaking");
-        await expectSucceeds("Put Blob with the lease ID on a Breaking lease", s.b.upload(CHANGED, CHANGED.length, { conditions: { leaseId: s.a } }));
+        await expectSucceeds(
+          "Put Blob with the lease ID on a Breaking lease",
+          s.b.upload(CHANGED, CHANGED.length, { conditions: { leaseId: s.a } }),
+        );
       });
       expectLeaseIdSent("Put Blob with the lease ID on a Breaking lease");
       expectEqual("content after the write with the ID", (await s.b.downloadToBuffer()).toString("utf8"), CHANGED);
     },
   },
-  ...(["broken", "expired"] as const).map(
-    (state): RowDef => ({
-      id: `${P}writes-on-${state}`,
-      claim: claimAt(import.meta.url, "writes-on-"),
-      title: `A write on a ${state === "broken" ? "Broken" : "Expired"} lease succeeds without the ID`,
-      level: "rest",
-      source: SOURCE,
-      service: "blob",
-      waitSeconds: state === "expired" ? SHORTEST : undefined,
-      async run(t) {
-        const s = await blobInState(t, state);
-        t.step(`Put Blob without the ID on a ${state} lease`);
-        await expectSucceeds(`Put Blob without a lease ID on a ${state} lease`, s.b.upload(CHANGED, CHANGED.length));
-        expectEqual("content after the write", (await s.b.downloadToBuffer()).toString("utf8"), CHANGED);
-      },
-    }),
-  ),
+  ...(["broken", "expired"] as const).map((state): RowDef => ({
+    id: `${P}writes-on-${state}`,
+    claim: claimAt(import.meta.url, "writes-on-"),
+    title: `A write on a ${state === "broken" ? "Broken" : "Expired"} lease succeeds without the ID`,
+    level: "rest",
+    source: SOURCE,
+    service: "blob",
+    waitSeconds: state === "expired" ? SHORTEST : undefined,
+    async run(t) {
+      const s = await blobInState(t, state);
+      t.step(`Put Blob without the ID on a ${state} lease`);
+      await expectSucceeds(`Put Blob without a lease ID on a ${state} lease`, s.b.upload(CHANGED, CHANGED.length));
+      expectEqual("content after the write", (await s.b.downloadToBuffer()).toString("utf8"), CHANGED);
+    },
+  })),
 );
 
 // Break period range 0–60 (catalogue L): 61 is refused with 400 in every
@@ -302,7 +345,8 @@ async function break61(t: RowContext, s: StatedResource, column: Column, on: str
     expectRawStatus(`break with x-ms-lease-break-period: 61${on}`, res, { status: 400 });
   }
   checkLeaseState(`after the refused break${on}`, view, before.state as LeaseState);
-  if (column === "leased" || column === "breaking") await whileBreaking(s, res, () => expectHolder(t, s.x, `after the refused break${on}`, s.a, guid()));
+  if (column === "leased" || column === "breaking")
+    await whileBreaking(s, res, () => expectHolder(t, s.x, `after the refused break${on}`, s.a, guid()));
 }
 
 for (const resource of ["blob", "container"] as const) {
@@ -322,7 +366,8 @@ for (const resource of ["blob", "container"] as const) {
       expectRawStatus("break with x-ms-lease-break-period: 60", await leaseAction(t, ok, "break", { breakPeriod: 60 }), { status: 202 });
       const expiring = await leasesInState(t, [await r.create(t)], "expired", true);
       // The first case keeps the row's original wording (and so its pins).
-      const onOf = ({ column, finite }: { column: Column; finite: boolean }) => (column === "leased" && !finite ? "" : ` on ${onState(column)}${finite && column !== "expired" ? " (finite)" : ""}`);
+      const onOf = ({ column, finite }: { column: Column; finite: boolean }) =>
+        column === "leased" && !finite ? "" : ` on ${onState(column)}${finite && column !== "expired" ? " (finite)" : ""}`;
       await eachVariation(
         BREAK_61_STATES.map((v) => ({
           label: `break with period 61${onOf(v) || " on a leased lease"}`,
@@ -339,7 +384,10 @@ for (const resource of ["blob", "container"] as const) {
 defineTable({ table: RESOURCES.blob.table, service: "blob" }, rows);
 defineTable({ table: RESOURCES.container.table, service: "blob" }, containerRows);
 
-for (const [resource, order] of [["blob", 32], ["container", 33]] as const) {
+for (const [resource, order] of [
+  ["blob", 32],
+  ["container", 33],
+] as const) {
   const r = RESOURCES[resource];
   defineMatrix({
     key: resource === "blob" ? "L-lease-states" : "L-container-lease-states",
@@ -348,11 +396,21 @@ for (const [resource, order] of [["blob", 32], ["container", 33]] as const) {
     order,
     columns: COLUMNS.map((state) => ({
       key: state,
-      header: state === "available" ? "Available" : state === "expired-modified" ? "Expired(A), then written" : `${state[0].toUpperCase()}${state.slice(1)}(A)`,
+      header:
+        state === "available"
+          ? "Available"
+          : state === "expired-modified"
+            ? "Expired(A), then written"
+            : `${state[0].toUpperCase()}${state.slice(1)}(A)`,
     })),
     rows: ACTIONS.map((action) => ({
       label: ACTION_LABEL[action],
-      cells: Object.fromEntries(columnsOf(resource, action).map((state) => [state, { claim: cellText(cellOf(resource, action, state)!.outcomes), id: `${r.prefix}${action}/${state}` }])),
+      cells: Object.fromEntries(
+        columnsOf(resource, action).map((state) => [
+          state,
+          { claim: cellText(cellOf(resource, action, state)!.outcomes), id: `${r.prefix}${action}/${state}` },
+        ]),
+      ),
     })),
   });
 }

@@ -8,7 +8,18 @@ import { claimAt } from "../../fixtures/harness/locations.ts";
 import { SHORTEST as SHORTEST_LEASE, type LeaseState, type LeaseTarget, type StatedLease } from "./lease-kit.ts";
 
 /** The table's actions, in its row order. A = the holder's ID, B = another ID. */
-export const ACTIONS = ["acquire", "acquire-same", "renew", "renew-other", "change", "change-other", "release", "release-other", "break-0", "break-period"] as const;
+export const ACTIONS = [
+  "acquire",
+  "acquire-same",
+  "renew",
+  "renew-other",
+  "change",
+  "change-other",
+  "release",
+  "release-other",
+  "break-0",
+  "break-period",
+] as const;
 export type Action = (typeof ACTIONS)[number];
 
 export interface Outcome {
@@ -140,7 +151,9 @@ export const ACTION_LABEL: Record<Action, string> = {
   "break-period": `break (period ${BREAK_PERIOD} s)`,
 };
 export const onState = (state: StatedLease) =>
-  state === "expired-modified" ? "an expired lease after a write" : `${state === "available" || state === "expired" ? "an" : "a"} ${state} lease`;
+  state === "expired-modified"
+    ? "an expired lease after a write"
+    : `${state === "available" || state === "expired" ? "an" : "a"} ${state} lease`;
 
 export type LeaseResource = LeaseTarget["kind"];
 /** A column of the table: a lease state, or an expired lease whose resource was then written without an ID. */
@@ -234,5 +247,8 @@ export interface Variation {
 export function variationsOf(action: Action, column: Column): Variation[] {
   const kinds = leaseKindsOf(column);
   const shapes = SHAPES[action];
-  return Array.from({ length: Math.max(kinds.length, shapes.length) }, (_, i) => ({ lease: kinds[i % kinds.length], shape: shapes[i % shapes.length] }));
+  return Array.from({ length: Math.max(kinds.length, shapes.length) }, (_, i) => ({
+    lease: kinds[i % kinds.length],
+    shape: shapes[i % shapes.length],
+  }));
 }

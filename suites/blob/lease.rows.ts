@@ -2,7 +2,15 @@
 // blob, renewal and release. One entry per row of the catalogue's blob lease
 // table; the timed ones (expiry-frees, break-period-holds) are windows
 // (suites/general/window-claims.ts).
-import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue, refusalOf } from "../../fixtures/harness/assert.ts";
+import {
+  expectEqual,
+  expectRawStatus,
+  expectRefused,
+  expectSame,
+  expectSucceeds,
+  expectTrue,
+  refusalOf,
+} from "../../fixtures/harness/assert.ts";
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
@@ -67,9 +75,15 @@ const rows: RowDef[] = [
       const { id: a } = await holdLease(t, x, 60);
       const other = guid();
       t.step("acquire with another proposed ID");
-      expectRawStatus("acquire with another ID on a leased blob", await leaseAction(t, x, "acquire", { proposed: other, duration: 60 }), { status: 409, code: "LeaseAlreadyPresent" });
+      expectRawStatus("acquire with another ID on a leased blob", await leaseAction(t, x, "acquire", { proposed: other, duration: 60 }), {
+        status: 409,
+        code: "LeaseAlreadyPresent",
+      });
       t.step("acquire with no proposed ID");
-      expectRawStatus("acquire with no ID on a leased blob", await leaseAction(t, x, "acquire", { duration: 60 }), { status: 409, code: "LeaseAlreadyPresent" });
+      expectRawStatus("acquire with no ID on a leased blob", await leaseAction(t, x, "acquire", { duration: 60 }), {
+        status: 409,
+        code: "LeaseAlreadyPresent",
+      });
       await expectLeaseState(t, x, "after the refused acquires", "leased");
       await expectHolder(t, x, "after the refused acquires", a, other);
     },
@@ -86,7 +100,10 @@ const rows: RowDef[] = [
       await holdLease(t, blobTarget(b), -1);
       const before = await blobSnapshot(b, c, "block");
       t.step("Put Blob without the lease ID");
-      await expectRefused("Put Blob without the lease ID on a leased blob", b.upload(CHANGED, CHANGED.length), { status: 412, code: "LeaseIdMissing" });
+      await expectRefused("Put Blob without the lease ID on a leased blob", b.upload(CHANGED, CHANGED.length), {
+        status: 412,
+        code: "LeaseIdMissing",
+      });
       expectSame("the blob after the refused write", await blobSnapshot(b, c, "block"), before);
     },
   },
@@ -102,7 +119,10 @@ const rows: RowDef[] = [
       const x = blobTarget(b);
       const { id } = await holdLease(t, x, -1);
       t.step("Put Blob with the lease ID");
-      await expectSucceeds("Put Blob with the lease ID on a leased blob", b.upload(CHANGED, CHANGED.length, { conditions: { leaseId: id } }));
+      await expectSucceeds(
+        "Put Blob with the lease ID on a leased blob",
+        b.upload(CHANGED, CHANGED.length, { conditions: { leaseId: id } }),
+      );
       expectLeaseIdSent("Put Blob with the lease ID");
       expectEqual("content after the write with the lease ID", (await b.downloadToBuffer()).toString("utf8"), CHANGED);
       await expectLeaseState(t, x, "after the write with the lease ID", "leased");
@@ -122,10 +142,18 @@ const rows: RowDef[] = [
       const { id, res } = await holdLease(t, x, SHORTEST);
       t.step("wait past the lease's end (server clock)");
       // The probe that saw the server's clock past the end read the lease state too.
-      checkLeaseState("after the lease's end", await waitForServerTime(t, x, new Date(serverDate(res).getTime() + (SHORTEST + 2) * 1000), 45_000), "expired");
+      checkLeaseState(
+        "after the lease's end",
+        await waitForServerTime(t, x, new Date(serverDate(res).getTime() + (SHORTEST + 2) * 1000), 45_000),
+        "expired",
+      );
       const before = await blobSnapshot(b, c, "block");
       t.step("Put Blob with the expired lease ID");
-      const refusal = await expectRefused("Put Blob with an expired lease ID", b.upload(CHANGED, CHANGED.length, { conditions: { leaseId: id } }), { status: 412 });
+      const refusal = await expectRefused(
+        "Put Blob with an expired lease ID",
+        b.upload(CHANGED, CHANGED.length, { conditions: { leaseId: id } }),
+        { status: 412 },
+      );
       expectLeaseIdSent("Put Blob with the expired lease ID");
       t.note("errorCode", refusal.code ?? null);
       expectSame("the blob after the refused write", await blobSnapshot(b, c, "block"), before);
@@ -161,7 +189,10 @@ const rows: RowDef[] = [
       await renewedPastOriginalEnd(t, blobTarget(b), async () => {
         const before = await blobSnapshot(b, c, "block");
         t.step("Put Blob without the lease ID past the original end");
-        await expectRefused("Put Blob without the lease ID past the original end of a renewed lease", b.upload(CHANGED, CHANGED.length), { status: 412, code: "LeaseIdMissing" });
+        await expectRefused("Put Blob without the lease ID past the original end of a renewed lease", b.upload(CHANGED, CHANGED.length), {
+          status: 412,
+          code: "LeaseIdMissing",
+        });
         expectSame("the blob after the refused write", await blobSnapshot(b, c, "block"), before);
       });
     },

@@ -30,4 +30,11 @@ export interface SequenceCell {
   condition: SequenceCondition;
 }
 
-export const SEQUENCE_CELLS: SequenceCell[] = PAGE_WRITES.flatMap((write) => SEQUENCE_CONDITIONS.map((condition) => ({ id: `${S}${write.slug}/${condition.slug}`, at: claimAt(import.meta.url, `slug: "${condition.slug}"`), write, condition })));
+export const SEQUENCE_CELLS: SequenceCell[] = PAGE_WRITES.flatMap((write) =>
+  SEQUENCE_CONDITIONS.map((condition) => ({
+    id: `${S}${write.slug}/${condition.slug}`,
+    at: claimAt(import.meta.url, `slug: "${condition.slug}"`),
+    write,
+    condition,
+  })),
+);

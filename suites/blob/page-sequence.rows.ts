@@ -52,18 +52,30 @@ async function runCell(t: RowContext, cell: SequenceCell): Promise<void> {
   const base = await viewOf(t, ref, "read the blob (this client)");
   expectEqual("the sequence number set", base.sequenceNumber, String(N));
   const failing = `${write.operation} (${write.write}) with ${condition.header}: ${condition.fails} (number ${N})`;
-  expectRawStatus(failing, await pageWrite(t, failing, ref, write.write, { [condition.header]: String(condition.fails) }), { status: 412, code: "SequenceNumberConditionNotMet" });
+  expectRawStatus(failing, await pageWrite(t, failing, ref, write.write, { [condition.header]: String(condition.fails) }), {
+    status: 412,
+    code: "SequenceNumberConditionNotMet",
+  });
   expectUnchanged(`${failing}: the blob read back`, base, await viewOf(t, ref));
   const holding = `${write.operation} (${write.write}) with ${condition.header}: ${condition.holds} (number ${N})`;
   const res = await pageWrite(t, holding, ref, write.write, { [condition.header]: String(condition.holds) });
   expectOk(holding, res, 201);
   expectEqual(`${holding}: ${SEQUENCE}`, res.headers[SEQUENCE], String(N));
   const after = await viewOf(t, ref);
-  expectTrue(`${holding}: the pages read back are not the ones ${write.write === "update" ? "written" : "cleared"}`, after.content === written(write.write));
+  expectTrue(
+    `${holding}: the pages read back are not the ones ${write.write === "update" ? "written" : "cleared"}`,
+    after.content === written(write.write),
+  );
 }
 
 const cells = SEQUENCE_CELLS.map((cell) =>
-  restRow(cell.id, `${cell.write.operation} (${cell.write.write}) with ${cell.condition.header}: the number ${cell.condition.sign} the value proceeds (201), otherwise 412 SequenceNumberConditionNotMet, unchanged`, PUT_PAGE, (t) => runCell(t, cell), { claim: cell.at }),
+  restRow(
+    cell.id,
+    `${cell.write.operation} (${cell.write.write}) with ${cell.condition.header}: the number ${cell.condition.sign} the value proceeds (201), otherwise 412 SequenceNumberConditionNotMet, unchanged`,
+    PUT_PAGE,
+    (t) => runCell(t, cell),
+    { claim: cell.at },
+  ),
 );
 
 /** A Set Blob Properties action: the number it leaves, in its answer and read back, and whether the ETag moved. */
@@ -88,7 +100,10 @@ async function actionWithoutNumber(t: RowContext, name: "update" | "max"): Promi
   const what = `Set Blob Properties, ${name} without a number`;
   const res = await setSequence(t, ref, name, undefined);
   const answer = `${res.status}${res.errorCode ? " " + res.errorCode : ""}`;
-  expectTrue(`${what}: expected 400 or 200, got ${answer}`, res.status === 400 || res.status === 200, { expected: "400 or 200", got: answer });
+  expectTrue(`${what}: expected 400 or 200, got ${answer}`, res.status === 400 || res.status === 200, {
+    expected: "400 or 200",
+    got: answer,
+  });
   t.note("disputed", res.status === 400 ? `refused: ${answer}` : "accepted (200), the number unchanged");
   const after = await viewOf(t, ref);
   if (res.status === 400) return expectUnchanged(`${what}: the blob read back`, base, after);
@@ -111,43 +126,83 @@ async function refusedAction(t: RowContext, name: string, value: number | undefi
 
 const rows = [
   ...cells,
-  restRow("blob/page-sequence/optimistic-flow", "A reads N, B increments it, A's Put Page with if-eq N → 412 SequenceNumberConditionNotMet and B's state stays; A reads N + 1 again and its if-eq N + 1 → 201", PUT_PAGE, async (t) => {
-    const ref = await pageBlob(t);
-    const a = await viewOf(t, ref, "A reads the number");
-    t.step("B increments the number");
-    expectOk("B: Set Blob Properties, increment", await setSequence(t, ref, "increment"));
-    const b = await viewOf(t, ref, "read back B's state");
-    expectEqual("the number after B's increment", b.sequenceNumber, String(N + 1));
-    const stale = `A: Put Page with x-ms-if-sequence-number-eq: ${a.sequenceNumber} (read before B's increment)`;
-    expectRawStatus(stale, await pageWrite(t, stale, ref, "update", { "x-ms-if-sequence-number-eq": a.sequenceNumber! }), { status: 412, code: "SequenceNumberConditionNotMet" });
-    expectUnchanged(`${stale}: B's state read back`, b, await viewOf(t, ref));
-    const again = await viewOf(t, ref, "A reads the number again");
-    const fresh = "A: Put Page with x-ms-if-sequence-number-eq: the number read again";
-    expectOk(fresh, await pageWrite(t, fresh, ref, "update", { "x-ms-if-sequence-number-eq": again.sequenceNumber! }), 201);
-    expectTrue(`${fresh}: the page read back is not A's`, (await viewOf(t, ref)).content === written("update"));
-  }),
-  restRow("blob/page-sequence/action/increment", "Set Blob Properties, increment → 200, a new ETag; the number is N + 1 in the answer and read back", SET_PROPERTIES, async (t) => {
-    const ref = await pageBlob(t);
-    const { what, changed } = await action(t, ref, "increment", undefined, N + 1);
-    expectTrue(`${what}: the ETag did not change`, changed);
-  }),
-  restRow("blob/page-sequence/action/update", "Set Blob Properties, update with a number V → the number is V, also when V < N; a new ETag", SET_PROPERTIES, async (t) => {
-    const ref = await pageBlob(t);
-    for (const v of [N + 4, N - 2]) {
-      const { what, changed } = await action(t, ref, "update", v, v);
+  restRow(
+    "blob/page-sequence/optimistic-flow",
+    "A reads N, B increments it, A's Put Page with if-eq N → 412 SequenceNumberConditionNotMet and B's state stays; A reads N + 1 again and its if-eq N + 1 → 201",
+    PUT_PAGE,
+    async (t) => {
+      const ref = await pageBlob(t);
+      const a = await viewOf(t, ref, "A reads the number");
+      t.step("B increments the number");
+      expectOk("B: Set Blob Properties, increment", await setSequence(t, ref, "increment"));
+      const b = await viewOf(t, ref, "read back B's state");
+      expectEqual("the number after B's increment", b.sequenceNumber, String(N + 1));
+      const stale = `A: Put Page with x-ms-if-sequence-number-eq: ${a.sequenceNumber} (read before B's increment)`;
+      expectRawStatus(stale, await pageWrite(t, stale, ref, "update", { "x-ms-if-sequence-number-eq": a.sequenceNumber! }), {
+        status: 412,
+        code: "SequenceNumberConditionNotMet",
+      });
+      expectUnchanged(`${stale}: B's state read back`, b, await viewOf(t, ref));
+      const again = await viewOf(t, ref, "A reads the number again");
+      const fresh = "A: Put Page with x-ms-if-sequence-number-eq: the number read again";
+      expectOk(fresh, await pageWrite(t, fresh, ref, "update", { "x-ms-if-sequence-number-eq": again.sequenceNumber! }), 201);
+      expectTrue(`${fresh}: the page read back is not A's`, (await viewOf(t, ref)).content === written("update"));
+    },
+  ),
+  restRow(
+    "blob/page-sequence/action/increment",
+    "Set Blob Properties, increment → 200, a new ETag; the number is N + 1 in the answer and read back",
+    SET_PROPERTIES,
+    async (t) => {
+      const ref = await pageBlob(t);
+      const { what, changed } = await action(t, ref, "increment", undefined, N + 1);
       expectTrue(`${what}: the ETag did not change`, changed);
-    }
-  }),
-  restRow("blob/page-sequence/action/max", "Set Blob Properties, max with V > N → V, a new ETag; with V < N the number stays (the ETag recorded)", SET_PROPERTIES, async (t) => {
-    const ref = await pageBlob(t);
-    const up = await action(t, ref, "max", N + 4, N + 4);
-    expectTrue(`${up.what}: the ETag did not change`, up.changed);
-    const down = await action(t, ref, "max", N - 2, N + 4);
-    t.note("max with a lower value changed the ETag", down.changed);
-  }),
-  restRow("blob/page-sequence/action/increment-with-number", "Set Blob Properties, increment with a number → 400; the number and ETag unchanged", SET_PROPERTIES, (t) => refusedAction(t, "increment", N + 4)),
-  restRow("blob/page-sequence/action/update-without-number", withoutNumberTitle("update"), WITHOUT_NUMBER_SOURCE, (t) => actionWithoutNumber(t, "update"), { level: "disputed" }),
-  restRow("blob/page-sequence/action/max-without-number", withoutNumberTitle("max"), WITHOUT_NUMBER_SOURCE, (t) => actionWithoutNumber(t, "max"), { level: "disputed" }),
+    },
+  ),
+  restRow(
+    "blob/page-sequence/action/update",
+    "Set Blob Properties, update with a number V → the number is V, also when V < N; a new ETag",
+    SET_PROPERTIES,
+    async (t) => {
+      const ref = await pageBlob(t);
+      for (const v of [N + 4, N - 2]) {
+        const { what, changed } = await action(t, ref, "update", v, v);
+        expectTrue(`${what}: the ETag did not change`, changed);
+      }
+    },
+  ),
+  restRow(
+    "blob/page-sequence/action/max",
+    "Set Blob Properties, max with V > N → V, a new ETag; with V < N the number stays (the ETag recorded)",
+    SET_PROPERTIES,
+    async (t) => {
+      const ref = await pageBlob(t);
+      const up = await action(t, ref, "max", N + 4, N + 4);
+      expectTrue(`${up.what}: the ETag did not change`, up.changed);
+      const down = await action(t, ref, "max", N - 2, N + 4);
+      t.note("max with a lower value changed the ETag", down.changed);
+    },
+  ),
+  restRow(
+    "blob/page-sequence/action/increment-with-number",
+    "Set Blob Properties, increment with a number → 400; the number and ETag unchanged",
+    SET_PROPERTIES,
+    (t) => refusedAction(t, "increment", N + 4),
+  ),
+  restRow(
+    "blob/page-sequence/action/update-without-number",
+    withoutNumberTitle("update"),
+    WITHOUT_NUMBER_SOURCE,
+    (t) => actionWithoutNumber(t, "update"),
+    { level: "disputed" },
+  ),
+  restRow(
+    "blob/page-sequence/action/max-without-number",
+    withoutNumberTitle("max"),
+    WITHOUT_NUMBER_SOURCE,
+    (t) => actionWithoutNumber(t, "max"),
+    { level: "disputed" },
+  ),
 ];
 
 defineTable({ table: "X-S Page-blob sequence numbers", service: "blob" }, rows);
@@ -155,12 +210,15 @@ defineTable({ table: "X-S Page-blob sequence numbers", service: "blob" }, rows);
 defineMatrix({
   key: "X-S-page-sequence",
   title: "Put Page × sequence-number condition",
-  source: "REST: Put Page; each cell sends the holding value (201) and the failing one (412 SequenceNumberConditionNotMet, the blob unchanged), N = 5",
+  source:
+    "REST: Put Page; each cell sends the holding value (201) and the failing one (412 SequenceNumberConditionNotMet, the blob unchanged), N = 5",
   order: 200,
   beyond: true,
   columns: SEQUENCE_CONDITIONS.map((c) => ({ key: c.slug, header: `${c.header} (holds at ${c.holds}, fails at ${c.fails})` })),
   rows: PAGE_WRITES.map((w) => ({
     label: `${w.operation} (x-ms-page-write: ${w.write})`,
-    cells: Object.fromEntries(SEQUENCE_CONDITIONS.map((c) => [c.slug, { claim: "412 SequenceNumberConditionNotMet", id: `${S}${w.slug}/${c.slug}` }])),
+    cells: Object.fromEntries(
+      SEQUENCE_CONDITIONS.map((c) => [c.slug, { claim: "412 SequenceNumberConditionNotMet", id: `${S}${w.slug}/${c.slug}` }]),
+    ),
   })),
 });

@@ -2,7 +2,13 @@
 // operation under test goes out raw, so the evidence shows each condition
 // header on the wire; the blob is read back whole (content, validators and
 // the property the row is about) to show a refusal changed nothing.
-import { BlobSASPermissions, generateBlobSASQueryParameters, StorageSharedKeyCredential, type BlobClient, type ContainerClient } from "@azure/storage-blob";
+import {
+  BlobSASPermissions,
+  generateBlobSASQueryParameters,
+  StorageSharedKeyCredential,
+  type BlobClient,
+  type ContainerClient,
+} from "@azure/storage-blob";
 import { createHash } from "node:crypto";
 import { expectPresent, expectRawStatus, expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
@@ -21,7 +27,13 @@ export const refOf = (c: ContainerClient, blob: string): BlobRef => ({ container
 export const pathOf = (b: BlobRef) => `/${b.container}/${encodeURIComponent(b.blob)}`;
 
 /** A row of section X: `rest` unless the catalogue marks it otherwise. */
-export function restRow(id: string, title: string, source: string, run: (t: RowContext) => Promise<void>, extra: Partial<RowDef> = {}): RowDef {
+export function restRow(
+  id: string,
+  title: string,
+  source: string,
+  run: (t: RowContext) => Promise<void>,
+  extra: Partial<RowDef> = {},
+): RowDef {
   return { id, title, level: "rest", source: `REST: ${source}`, service: "blob", run, ...extra };
 }
 
@@ -42,9 +54,20 @@ export async function sendRaw(t: RowContext, what: string, b: BlobRef, req: Requ
 }
 
 /** An operation's record sent raw on its subject, with `headers` added (the conditions a row is about). */
-export function sendOperation(t: RowContext, what: string, record: BlobOperation, s: Subject, headers: Record<string, string> = {}): Promise<RawResponse> {
+export function sendOperation(
+  t: RowContext,
+  what: string,
+  record: BlobOperation,
+  s: Subject,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
   const req = record.request(s);
-  return sendRaw(t, what, { container: s.container, blob: s.blob! }, { ...req, headers: { ...(req.headers as Record<string, string>), ...headers } });
+  return sendRaw(
+    t,
+    what,
+    { container: s.container, blob: s.blob! },
+    { ...req, headers: { ...(req.headers as Record<string, string>), ...headers } },
+  );
 }
 
 /** A 2xx answer, or a failure naming the status and code. */
@@ -77,7 +100,11 @@ export async function viewOf(t: RowContext, b: BlobRef, what = "read back"): Pro
   if (res.status === 404) return { exists: false };
   expectRawStatus(`${what}: Get Blob`, res, { status: 200 });
   const h = res.headers;
-  const metadata = Object.fromEntries(Object.entries(h).filter(([k]) => k.startsWith("x-ms-meta-")).map(([k, v]) => [k.slice(10), v]));
+  const metadata = Object.fromEntries(
+    Object.entries(h)
+      .filter(([k]) => k.startsWith("x-ms-meta-"))
+      .map(([k, v]) => [k.slice(10), v]),
+  );
   return {
     exists: true,
     etag: h["etag"],
@@ -102,9 +129,17 @@ export const contentDigest = (content: string) => digest(Buffer.from(content, "u
 export async function readableUrl(t: RowContext, b: BlobClient): Promise<string> {
   const { accountKey, sas } = t.target.credentials;
   if (sas || !accountKey) return `${b.url}${b.url.includes("?") ? "&" : "?"}${sas ?? ""}`;
-  const lastModified = expectPresent("Get Blob Properties (the copy source): the answer's Last-Modified", (await b.getProperties()).lastModified);
+  const lastModified = expectPresent(
+    "Get Blob Properties (the copy source): the answer's Last-Modified",
+    (await b.getProperties()).lastModified,
+  );
   const query = generateBlobSASQueryParameters(
-    { containerName: b.containerName, blobName: b.name, permissions: BlobSASPermissions.parse("r"), expiresOn: new Date(lastModified.getTime() + 3_600_000) },
+    {
+      containerName: b.containerName,
+      blobName: b.name,
+      permissions: BlobSASPermissions.parse("r"),
+      expiresOn: new Date(lastModified.getTime() + 3_600_000),
+    },
     new StorageSharedKeyCredential(t.target.credentials.accountName, accountKey),
   );
   return `${b.url}?${query.toString()}`;

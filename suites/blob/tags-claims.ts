@@ -16,7 +16,12 @@ export interface TagClaim extends BlobOperation {
   readBack: string;
 }
 
-const claim = (slug: string, readBack = "—"): TagClaim => ({ ...op(slug), row: `${T}if-tags/${slug}`, at: claimAt(import.meta.url, `claim("${slug}"`), readBack });
+const claim = (slug: string, readBack = "—"): TagClaim => ({
+  ...op(slug),
+  row: `${T}if-tags/${slug}`,
+  at: claimAt(import.meta.url, `claim("${slug}"`),
+  readBack,
+});
 
 export const TAG_CLAIMS: TagClaim[] = [
   claim("get-blob"),

@@ -115,7 +115,13 @@ export async function sendNotEvaluated(
   value: string,
 ): Promise<{ outcome: "ignored" | "rejected"; res: RawResponse }> {
   t.step(`${what} with failing ${header}`);
-  const res = await t.raw("file", { method: op.method, path, query: op.query, body: op.body, headers: { ...(op.headers ?? {}), [header]: value } });
+  const res = await t.raw("file", {
+    method: op.method,
+    path,
+    query: op.query,
+    body: op.body,
+    headers: { ...(op.headers ?? {}), [header]: value },
+  });
   expectSent(what, currentEvidence()!.exchanges.at(-1)!.requestHeaders, header);
   const outcome = expectNotEvaluated(`${what} with a failing ${header}`, res.status);
   t.note(`${what} / ${header}`, outcome === "ignored" ? `ignored (${res.status})` : `rejected (400 ${res.errorCode ?? ""})`.trim());

@@ -86,7 +86,10 @@ async function withoutId(t: RowContext, op: WriteOp): Promise<void> {
   const other = viaClient(t.clients.file(), f);
   const before = await readFile(f);
   t.step(`${op.operation} without the lease ID`);
-  await expectRefused(`${op.operation} on a leased file without the lease ID`, op.write(other, undefined), { status: 412, code: "LeaseIdMissing" });
+  await expectRefused(`${op.operation} on a leased file without the lease ID`, op.write(other, undefined), {
+    status: 412,
+    code: "LeaseIdMissing",
+  });
   await expectUnchanged(`${op.operation} refused (no lease ID)`, f, before);
   t.step(`${op.operation} with the lease ID`);
   await expectSucceeds(`${op.operation} with the lease ID`, op.write(f, leaseId));
@@ -97,17 +100,27 @@ async function wrongId(t: RowContext, op: WriteOp): Promise<void> {
   const { f } = await leasedFile(t);
   const before = await readFile(f);
   t.step(`${op.operation} with another lease ID`);
-  await expectRefused(`${op.operation} on a leased file with a wrong lease ID`, op.write(f, randomUUID()), { status: 412, code: "LeaseIdMismatchWithFileOperation" });
+  await expectRefused(`${op.operation} on a leased file with a wrong lease ID`, op.write(f, randomUUID()), {
+    status: 412,
+    code: "LeaseIdMismatchWithFileOperation",
+  });
   await expectUnchanged(`${op.operation} refused (wrong lease ID)`, f, before);
 }
 
 async function acquireInfinite(t: RowContext): Promise<void> {
   const { f, leaseId } = await leasedFile(t);
   const s = await readFile(f);
-  expectEqual("lease after acquire (state, status, duration)", [s.leaseState, s.leaseStatus, s.leaseDuration], ["leased", "locked", "infinite"]);
+  expectEqual(
+    "lease after acquire (state, status, duration)",
+    [s.leaseState, s.leaseStatus, s.leaseDuration],
+    ["leased", "locked", "infinite"],
+  );
   t.step("another client acquires with another ID");
   const other = viaClient(t.clients.file(), f);
-  await expectRefused("acquire on a leased file with another proposed ID", other.getShareLeaseClient(randomUUID()).acquireLease(-1), { status: 409, code: "LeaseAlreadyPresent" });
+  await expectRefused("acquire on a leased file with another proposed ID", other.getShareLeaseClient(randomUUID()).acquireLease(-1), {
+    status: 409,
+    code: "LeaseAlreadyPresent",
+  });
   t.step("the first lease still holds");
   await expectSucceeds("Set File Metadata with the first lease ID", f.setMetadata({ state: "kept" }, cond(leaseId)));
   expectEqual("metadata written under the first lease", (await readFile(f)).metadata, { state: "kept" });
@@ -116,7 +129,12 @@ async function acquireInfinite(t: RowContext): Promise<void> {
 async function finiteRefused(t: RowContext): Promise<void> {
   const f = await newFile(t);
   t.step("acquire with a 15 s duration (raw: the SDK passes it through)");
-  const res = await t.raw("file", { method: "PUT", path: rawPath(f), query: { comp: "lease" }, headers: { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "15", "x-ms-proposed-lease-id": randomUUID() } });
+  const res = await t.raw("file", {
+    method: "PUT",
+    path: rawPath(f),
+    query: { comp: "lease" },
+    headers: { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "15", "x-ms-proposed-lease-id": randomUUID() },
+  });
   expectSent("Lease File acquire", currentEvidence()!.exchanges.at(-1)!.requestHeaders, "x-ms-lease-duration");
   t.note("finiteAcquire", `${res.status} ${res.errorCode ?? ""}`.trim());
   expectRawStatus("Lease File acquire with a 15 s duration", res, { status: 400 });
@@ -134,7 +152,10 @@ async function change(t: RowContext): Promise<void> {
   expectEqual("lease ID returned by change", res.leaseId, next);
   const before = await readFile(f);
   t.step("write with the old ID");
-  await expectRefused("Put Range with the lease ID changed away", f.uploadRange(fill("w"), 0, SIZE, cond(leaseId)), { status: 412, code: "LeaseIdMismatchWithFileOperation" });
+  await expectRefused("Put Range with the lease ID changed away", f.uploadRange(fill("w"), 0, SIZE, cond(leaseId)), {
+    status: 412,
+    code: "LeaseIdMismatchWithFileOperation",
+  });
   await expectUnchanged("Put Range with the old lease ID", f, before);
   t.step("write with the new ID");
   await expectSucceeds("Put Range with the new lease ID", f.uploadRange(fill("w"), 0, SIZE, cond(next)));
@@ -202,11 +223,46 @@ async function etagUnchanged(t: RowContext): Promise<void> {
 }
 
 const rows: RowDef[] = [
-  { id: "file/lease/acquire/infinite", title: "Acquire an infinite lease: leased/locked/infinite; another ID cannot acquire it", level: "rest", source: source("acquire, x-ms-lease-duration -1"), service: "file", run: acquireInfinite },
-  { id: "file/lease/acquire/finite-refused", title: "Acquire with a finite duration is refused (400); -1 succeeds", level: "rest", source: source("x-ms-lease-duration: only -1 for files"), service: "file", run: finiteRefused },
-  { id: "file/lease/change", title: "Change: the new ID writes, the old one gets 412 LeaseIdMismatchWithFileOperation", level: "rest", source: source("change"), service: "file", run: change },
-  { id: "file/lease/release", title: "Release: the file is available; writes need no ID; another client acquires at once", level: "rest", source: source("release"), service: "file", run: release },
-  { id: "file/lease/break", title: "Break: the lease is broken at once; writes need no ID; another client acquires", level: "rest", source: source("break"), service: "file", run: breakLease },
+  {
+    id: "file/lease/acquire/infinite",
+    title: "Acquire an infinite lease: leased/locked/infinite; another ID cannot acquire it",
+    level: "rest",
+    source: source("acquire, x-ms-lease-duration -1"),
+    service: "file",
+    run: acquireInfinite,
+  },
+  {
+    id: "file/lease/acquire/finite-refused",
+    title: "Acquire with a finite duration is refused (400); -1 succeeds",
+    level: "rest",
+    source: source("x-ms-lease-duration: only -1 for files"),
+    service: "file",
+    run: finiteRefused,
+  },
+  {
+    id: "file/lease/change",
+    title: "Change: the new ID writes, the old one gets 412 LeaseIdMismatchWithFileOperation",
+    level: "rest",
+    source: source("change"),
+    service: "file",
+    run: change,
+  },
+  {
+    id: "file/lease/release",
+    title: "Release: the file is available; writes need no ID; another client acquires at once",
+    level: "rest",
+    source: source("release"),
+    service: "file",
+    run: release,
+  },
+  {
+    id: "file/lease/break",
+    title: "Break: the lease is broken at once; writes need no ID; another client acquires",
+    level: "rest",
+    source: source("break"),
+    service: "file",
+    run: breakLease,
+  },
   ...WRITES.flatMap((op) => [
     {
       id: `${P}${op.slug}/without-id`,
@@ -227,8 +283,22 @@ const rows: RowDef[] = [
       run: (t: RowContext) => wrongId(t, op),
     },
   ]),
-  { id: "file/lease/reads-need-no-id", title: "Get File, Get File Properties/Metadata and List need no lease ID on a leased file", level: "rest", source: source("Get File, Get File Properties, Get File Metadata"), service: "file", run: readsNeedNoId },
-  { id: "file/lease/etag-unchanged", title: "Lease operations (acquire, change, release, break) change neither ETag nor Last-Modified", level: "rest", source: source("response ETag / Last-Modified"), service: "file", run: etagUnchanged },
+  {
+    id: "file/lease/reads-need-no-id",
+    title: "Get File, Get File Properties/Metadata and List need no lease ID on a leased file",
+    level: "rest",
+    source: source("Get File, Get File Properties, Get File Metadata"),
+    service: "file",
+    run: readsNeedNoId,
+  },
+  {
+    id: "file/lease/etag-unchanged",
+    title: "Lease operations (acquire, change, release, break) change neither ETag nor Last-Modified",
+    level: "rest",
+    source: source("response ETag / Last-Modified"),
+    service: "file",
+    run: etagUnchanged,
+  },
 ];
 
 defineTable({ table: "F Files (Lease File)", service: "file" }, rows);

@@ -54,14 +54,33 @@ async function lastWriterWins(t: RowContext): Promise<void> {
 
   // Each write carries a stale If-Match; when ignored the write lands, when rejected (400) it does not.
   const put = await sendNotEvaluated(t, "Put Range (writer A, stale)", path, putRangeOp(fill("c")), "If-Match", stale);
-  expectEqual("content after Put Range with a stale If-Match", (await readFile(b)).content, put.outcome === "ignored" ? fill("c") : fill("b"));
+  expectEqual(
+    "content after Put Range with a stale If-Match",
+    (await readFile(b)).content,
+    put.outcome === "ignored" ? fill("c") : fill("b"),
+  );
 
   const meta = await sendNotEvaluated(t, "Set File Metadata (writer A, stale)", path, setMetadataOp({ writer: "c" }), "If-Match", stale);
-  expectEqual("metadata after Set File Metadata with a stale If-Match", (await readFile(b)).metadata, meta.outcome === "ignored" ? { writer: "c" } : { writer: "b" });
+  expectEqual(
+    "metadata after Set File Metadata with a stale If-Match",
+    (await readFile(b)).metadata,
+    meta.outcome === "ignored" ? { writer: "c" } : { writer: "b" },
+  );
 
   const typeBefore = (await readFile(b)).contentType;
-  const props = await sendNotEvaluated(t, "Set File Properties (stale)", path, { method: "PUT", query: { comp: "properties" }, headers: { "x-ms-content-type": "text/c", "x-ms-content-length": String(SIZE) } }, "If-Match", stale);
-  expectEqual("content type after Set File Properties with a stale If-Match", (await readFile(b)).contentType, props.outcome === "ignored" ? "text/c" : typeBefore);
+  const props = await sendNotEvaluated(
+    t,
+    "Set File Properties (stale)",
+    path,
+    { method: "PUT", query: { comp: "properties" }, headers: { "x-ms-content-type": "text/c", "x-ms-content-length": String(SIZE) } },
+    "If-Match",
+    stale,
+  );
+  expectEqual(
+    "content type after Set File Properties with a stale If-Match",
+    (await readFile(b)).contentType,
+    props.outcome === "ignored" ? "text/c" : typeBefore,
+  );
 
   const current = (await readFile(b)).etag;
   const get = await sendNotEvaluated(t, "Get File (stale)", path, { method: "GET" }, "If-Match", stale);
@@ -69,8 +88,19 @@ async function lastWriterWins(t: RowContext): Promise<void> {
   await sendNotEvaluated(t, "Get File (current)", path, { method: "GET" }, "If-None-Match", current);
   await sendNotEvaluated(t, "Get File Properties (stale)", path, { method: "HEAD" }, "If-Match", stale);
 
-  const create = await sendNotEvaluated(t, "Create File over the file (stale)", path, { method: "PUT", headers: { "x-ms-type": "file", "x-ms-content-length": String(SIZE), "x-ms-meta-writer": "created" } }, "If-Match", stale);
-  expectEqual("metadata after Create File with a stale If-Match", (await readFile(b)).metadata.writer, create.outcome === "ignored" ? "created" : meta.outcome === "ignored" ? "c" : "b");
+  const create = await sendNotEvaluated(
+    t,
+    "Create File over the file (stale)",
+    path,
+    { method: "PUT", headers: { "x-ms-type": "file", "x-ms-content-length": String(SIZE), "x-ms-meta-writer": "created" } },
+    "If-Match",
+    stale,
+  );
+  expectEqual(
+    "metadata after Create File with a stale If-Match",
+    (await readFile(b)).metadata.writer,
+    create.outcome === "ignored" ? "created" : meta.outcome === "ignored" ? "c" : "b",
+  );
 
   const del = await sendNotEvaluated(t, "Delete File (stale)", path, { method: "DELETE" }, "If-Match", stale);
   expectEqual("file exists after Delete File with a stale If-Match", await b.exists(), del.outcome !== "ignored");
@@ -103,7 +133,11 @@ async function etagChangesWithTheFile(t: RowContext): Promise<void> {
 interface Kind {
   slug: "file" | "directory";
   /** Makes the entry to delete beside a sibling that stays, inside `parent`. */
-  make(t: RowContext, parent: ShareDirectoryClient, name: string): Promise<{ read(c?: ShareDirectoryClient): Promise<unknown>; del(): Promise<unknown> }>;
+  make(
+    t: RowContext,
+    parent: ShareDirectoryClient,
+    name: string,
+  ): Promise<{ read(c?: ShareDirectoryClient): Promise<unknown>; del(): Promise<unknown> }>;
 }
 
 const KINDS: Kind[] = [
@@ -149,7 +183,11 @@ async function deleteAtomic(t: RowContext, kind: Kind): Promise<void> {
   if (kind.slug === "file") await expectNotFound("Get File right after the delete", getFile(parent.getFileClient(name)));
   const after = await listNames(other);
   expectTrue(`the deleted ${kind.slug} is absent from List Files and Directories`, !after.includes(name));
-  expectEqual("the other entries are still listed", after, before.filter((n) => n !== name));
+  expectEqual(
+    "the other entries are still listed",
+    after,
+    before.filter((n) => n !== name),
+  );
   t.step("same name again (no pending-delete state)");
   if (kind.slug === "file") {
     await expectSucceeds("Create File under the deleted name", parent.getFileClient(name).create(SIZE));
@@ -277,12 +315,30 @@ defineMatrix({
   order: 60,
   columns: [{ key: "claim", header: "Documented behaviour" }],
   rows: [
-    { label: "REST writes are unconditional: last writer wins, If-Match not evaluated", cells: { claim: { claim: "Yes", id: "file/rest/last-writer-wins" } } },
-    { label: "Create File, Put Range, Set File Metadata/Properties return a new ETag", cells: { claim: { claim: "Yes", id: "file/rest/etag" } } },
-    { label: "Delete File / Delete Directory commit at once (404, unlisted)", cells: { claim: { claim: "Yes", id: "file/rest/delete-atomic" } } },
-    { label: "404 only once the file or directory is deleted", cells: { claim: { claim: "Yes", id: "file/rest/not-found-only-when-deleted" } } },
-    { label: "Lease File: infinite only; writes without the lease ID → 412", cells: { claim: { claim: "412 LeaseIdMissing", id: "file/lease" } } },
-    { label: "SMB handle with share mode None, then REST", cells: { claim: { claim: "409 SharingViolation", id: "file/smb/sharing-violation" } } },
+    {
+      label: "REST writes are unconditional: last writer wins, If-Match not evaluated",
+      cells: { claim: { claim: "Yes", id: "file/rest/last-writer-wins" } },
+    },
+    {
+      label: "Create File, Put Range, Set File Metadata/Properties return a new ETag",
+      cells: { claim: { claim: "Yes", id: "file/rest/etag" } },
+    },
+    {
+      label: "Delete File / Delete Directory commit at once (404, unlisted)",
+      cells: { claim: { claim: "Yes", id: "file/rest/delete-atomic" } },
+    },
+    {
+      label: "404 only once the file or directory is deleted",
+      cells: { claim: { claim: "Yes", id: "file/rest/not-found-only-when-deleted" } },
+    },
+    {
+      label: "Lease File: infinite only; writes without the lease ID → 412",
+      cells: { claim: { claim: "412 LeaseIdMissing", id: "file/lease" } },
+    },
+    {
+      label: "SMB handle with share mode None, then REST",
+      cells: { claim: { claim: "409 SharingViolation", id: "file/smb/sharing-violation" } },
+    },
     { label: "SMB delete pending, then REST", cells: { claim: { claim: "409 SMBDeletePending", id: "file/smb/delete-pending" } } },
   ],
 });

@@ -19,7 +19,8 @@ const MALFORMED = "not a date";
 async function blob(t: RowContext) {
   const c = await t.newContainer();
   const path = `/${c.containerName}/${t.name("b")}`;
-  const put = (body: string, headers: Record<string, string> = {}) => t.raw("blob", { method: "PUT", path, headers: { "x-ms-blob-type": "BlockBlob", ...headers }, body });
+  const put = (body: string, headers: Record<string, string> = {}) =>
+    t.raw("blob", { method: "PUT", path, headers: { "x-ms-blob-type": "BlockBlob", ...headers }, body });
   const get = (headers: Record<string, string> = {}) => t.raw("blob", { method: "GET", path, headers });
   return { put, get, content: async () => (await get()).body };
 }
@@ -43,7 +44,10 @@ async function emptyDates(t: RowContext): Promise<void> {
       run: async () => {
         const what = `Put Blob with an empty ${NAME[h]}`;
         const res = await sent(t, what, h, () => b.put(`written with an empty ${h}`, { [h]: "" }));
-        expectTrue(`${what}: expected 201 (the header ignored), got ${answer(res)}`, res.status === 201, { expected: "201", got: answer(res) });
+        expectTrue(`${what}: expected 201 (the header ignored), got ${answer(res)}`, res.status === 201, {
+          expected: "201",
+          got: answer(res),
+        });
         expectEqual(`${what}: the content read back`, await b.content(), `written with an empty ${h}`);
       },
     },
@@ -52,44 +56,58 @@ async function emptyDates(t: RowContext): Promise<void> {
       run: async () => {
         const what = `Get Blob with an empty ${NAME[h]}`;
         const res = await sent(t, what, h, () => b.get({ [h]: "" }));
-        expectTrue(`${what}: expected 200 (the header ignored), got ${answer(res)}`, res.status === 200 && res.body.startsWith("written with"), { expected: "200 with the content", got: answer(res) });
+        expectTrue(
+          `${what}: expected 200 (the header ignored), got ${answer(res)}`,
+          res.status === 200 && res.body.startsWith("written with"),
+          { expected: "200 with the content", got: answer(res) },
+        );
       },
     },
   ]);
   // Disputed: a malformed non-empty date is ignored, or refused with 400 InvalidHeaderValue and not applied.
   const malformed = HEADERS.flatMap((h) => [
-      {
-        label: `Put Blob with ${NAME[h]}: ${MALFORMED}`,
-        run: async () => {
-          const what = `Put Blob with ${NAME[h]}: ${MALFORMED}`;
-          const before = await b.content();
-          const res = await sent(t, what, h, () => b.put(`written with a malformed ${h}`, { [h]: MALFORMED }));
-          const ignored = res.status === 201;
-          expectTrue(`${what}: expected 201 (ignored) or 400 InvalidHeaderValue, got ${answer(res)}`, ignored || (res.status === 400 && res.errorCode === "InvalidHeaderValue"), { expected: "201 or 400 InvalidHeaderValue", got: answer(res) });
-          t.note(`malformed ${h} on Put Blob`, ignored ? "ignored (201)" : "refused (400 InvalidHeaderValue)");
-          expectEqual(`${what}: the content read back`, await b.content(), ignored ? `written with a malformed ${h}` : before);
-        },
+    {
+      label: `Put Blob with ${NAME[h]}: ${MALFORMED}`,
+      run: async () => {
+        const what = `Put Blob with ${NAME[h]}: ${MALFORMED}`;
+        const before = await b.content();
+        const res = await sent(t, what, h, () => b.put(`written with a malformed ${h}`, { [h]: MALFORMED }));
+        const ignored = res.status === 201;
+        expectTrue(
+          `${what}: expected 201 (ignored) or 400 InvalidHeaderValue, got ${answer(res)}`,
+          ignored || (res.status === 400 && res.errorCode === "InvalidHeaderValue"),
+          { expected: "201 or 400 InvalidHeaderValue", got: answer(res) },
+        );
+        t.note(`malformed ${h} on Put Blob`, ignored ? "ignored (201)" : "refused (400 InvalidHeaderValue)");
+        expectEqual(`${what}: the content read back`, await b.content(), ignored ? `written with a malformed ${h}` : before);
       },
-      {
-        label: `Get Blob with ${NAME[h]}: ${MALFORMED}`,
-        run: async () => {
-          const what = `Get Blob with ${NAME[h]}: ${MALFORMED}`;
-          const res = await sent(t, what, h, () => b.get({ [h]: MALFORMED }));
-          const ignored = res.status === 200;
-          expectTrue(`${what}: expected 200 (ignored) or 400 InvalidHeaderValue, got ${answer(res)}`, ignored || (res.status === 400 && res.errorCode === "InvalidHeaderValue"), { expected: "200 or 400 InvalidHeaderValue", got: answer(res) });
-          t.note(`malformed ${h} on Get Blob`, ignored ? "ignored (200)" : "refused (400 InvalidHeaderValue)");
-        },
+    },
+    {
+      label: `Get Blob with ${NAME[h]}: ${MALFORMED}`,
+      run: async () => {
+        const what = `Get Blob with ${NAME[h]}: ${MALFORMED}`;
+        const res = await sent(t, what, h, () => b.get({ [h]: MALFORMED }));
+        const ignored = res.status === 200;
+        expectTrue(
+          `${what}: expected 200 (ignored) or 400 InvalidHeaderValue, got ${answer(res)}`,
+          ignored || (res.status === 400 && res.errorCode === "InvalidHeaderValue"),
+          { expected: "200 or 400 InvalidHeaderValue", got: answer(res) },
+        );
+        t.note(`malformed ${h} on Get Blob`, ignored ? "ignored (200)" : "refused (400 InvalidHeaderValue)");
       },
-    ]);
+    },
+  ]);
   await eachVariation([...variations, ...malformed]);
 }
 
 const rows: RowDef[] = [
   {
     id: "general/conditional-empty-date",
-    title: "An empty If-Modified-Since or If-Unmodified-Since is ignored: Put Blob is applied (201) and Get Blob answers 200, as if unconditional; a malformed date is ignored or refused with 400 InvalidHeaderValue (disputed, the report shows which)",
+    title:
+      "An empty If-Modified-Since or If-Unmodified-Since is ignored: Put Blob is applied (201) and Get Blob answers 200, as if unconditional; a malformed date is ignored or refused with 400 InvalidHeaderValue (disputed, the report shows which)",
     level: "rest",
-    source: "RFC 9110 13.1.3, 13.1.4 (a date that is not a valid HTTP-date is ignored); REST: Specifying Conditional Headers for Blob Service Operations; Azurite issue #2550 (Azure ignores an empty If-Unmodified-Since)",
+    source:
+      "RFC 9110 13.1.3, 13.1.4 (a date that is not a valid HTTP-date is ignored); REST: Specifying Conditional Headers for Blob Service Operations; Azurite issue #2550 (Azure ignores an empty If-Unmodified-Since)",
     service: "blob",
     run: emptyDates,
   },

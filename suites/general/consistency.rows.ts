@@ -51,9 +51,15 @@ const rows: RowDef[] = [
       const byB = await b.upload("written by B", 12, { metadata: { by: "b" } });
       expectTrue("B's write changed the ETag A saw", byB.etag !== seenByA);
       t.step("A writes with no condition");
-      const byA = await expectSucceeds("A's unconditional Put Blob after B's write", a.upload("written by A", 12, { metadata: { by: "a" } }));
+      const byA = await expectSucceeds(
+        "A's unconditional Put Blob after B's write",
+        a.upload("written by A", 12, { metadata: { by: "a" } }),
+      );
       const sent = lastSent();
-      expectTrue("A's write carried no conditional header", !["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"].some((h) => h in sent));
+      expectTrue(
+        "A's write carried no conditional header",
+        !["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"].some((h) => h in sent),
+      );
       t.step("read back");
       const p = await b.getProperties();
       expectEqual("content after both writes", (await b.downloadToBuffer()).toString("utf8"), "written by A");

@@ -16,7 +16,8 @@ import { entityPath, newEntity, PK } from "../table/table-kit.ts";
 const SEQUENTIAL = 50;
 const CONCURRENT = 50;
 const AT_ONCE = 10;
-const SOURCE = 'seed: "The ETag changes every time the resource is updated"; REST: ETag (Get Blob Properties, Update Entity); Azurite issue #1286 (entity ETags equal for writes in the same millisecond)';
+const SOURCE =
+  'seed: "The ETag changes every time the resource is updated"; REST: ETag (Get Blob Properties, Update Entity); Azurite issue #1286 (entity ETags equal for writes in the same millisecond)';
 
 /** A resource of one kind: an unconditional write of version `n`, a write with an If-Match, and a read of the current version. */
 interface Versioned {
@@ -30,7 +31,8 @@ interface Versioned {
 async function blob(t: RowContext): Promise<Versioned> {
   const c = await t.newContainer();
   const path = `/${c.containerName}/${t.name("b")}`;
-  const put = (body: string, headers: Record<string, string> = {}) => t.raw("blob", { method: "PUT", path, headers: { "x-ms-blob-type": "BlockBlob", ...headers }, body });
+  const put = (body: string, headers: Record<string, string> = {}) =>
+    t.raw("blob", { method: "PUT", path, headers: { "x-ms-blob-type": "BlockBlob", ...headers }, body });
   return {
     operation: "Put Blob",
     refusal: { status: 412, code: "ConditionNotMet" },
@@ -47,7 +49,13 @@ async function blob(t: RowContext): Promise<Versioned> {
 async function entity(t: RowContext): Promise<Versioned> {
   const { table, rk } = await newEntity(t, { state: "version 0" });
   const path = entityPath(table.tableName, rk);
-  const put = (state: string, ifMatch: string) => t.raw("table", { method: "PUT", path, headers: { "content-type": "application/json", "if-match": ifMatch }, body: JSON.stringify({ PartitionKey: PK, RowKey: rk, state }) });
+  const put = (state: string, ifMatch: string) =>
+    t.raw("table", {
+      method: "PUT",
+      path,
+      headers: { "content-type": "application/json", "if-match": ifMatch },
+      body: JSON.stringify({ PartitionKey: PK, RowKey: rk, state }),
+    });
   return {
     operation: "Update Entity",
     refusal: { status: 412, code: "UpdateConditionNotSatisfied" },
@@ -71,11 +79,19 @@ async function distinct(t: RowContext, make: (t: RowContext) => Promise<Versione
   const r = await make(t);
   const answered: { n: number; etag: string }[] = [];
   const take = (n: number, how: string, res: RawResponse) => {
-    expectTrue(`${r.operation} ${how}: expected success, got ${res.status} ${res.errorCode ?? ""}`.trim(), res.status >= 200 && res.status < 300, { expected: "success", got: `${r.operation}: ${res.status}` });
+    expectTrue(
+      `${r.operation} ${how}: expected success, got ${res.status} ${res.errorCode ?? ""}`.trim(),
+      res.status >= 200 && res.status < 300,
+      { expected: "success", got: `${r.operation}: ${res.status}` },
+    );
     const etag = res.headers["etag"];
     expectTrue(`${r.operation} ${how} answered no ETag`, !!etag, { expected: "ETag", got: "none" });
     const earlier = answered.find((a) => sameEtag(a.etag, etag));
-    if (earlier) fail(`${r.operation} ${how} answered the ETag version ${earlier.n} already had`, { expected: "an ETag no earlier version had", got: "an earlier version's ETag" });
+    if (earlier)
+      fail(`${r.operation} ${how} answered the ETag version ${earlier.n} already had`, {
+        expected: "an ETag no earlier version had",
+        got: "an earlier version's ETag",
+      });
     answered.push({ n, etag });
   };
   t.step(`${SEQUENTIAL} writes back to back`);
@@ -89,18 +105,26 @@ async function distinct(t: RowContext, make: (t: RowContext) => Promise<Versione
   t.step("read the current version");
   const current = await r.read();
   const last = answered.find((a) => sameEtag(a.etag, current.etag));
-  expectTrue(`the ETag read back is none of the ${answered.length} the writes answered`, !!last, { expected: "the ETag of the version read", got: "another ETag" });
+  expectTrue(`the ETag read back is none of the ${answered.length} the writes answered`, !!last, {
+    expected: "the ETag of the version read",
+    got: "another ETag",
+  });
   expectEqual("the version read back (the one whose write answered its ETag)", current.version, `version ${last!.n}`);
   t.step("If-Match with each superseded ETag");
   const superseded = answered.filter((a) => a !== last);
   for (let i = 0; i < superseded.length; i += AT_ONCE) {
     const batch = superseded.slice(i, i + AT_ONCE);
     const answers = await Promise.all(batch.map((a) => r.writeIfMatch(a.etag)));
-    answers.forEach((res, j) => expectRawStatus(`${r.operation} with If-Match: the ETag of version ${batch[j].n} (superseded)`, res, r.refusal));
+    answers.forEach((res, j) =>
+      expectRawStatus(`${r.operation} with If-Match: the ETag of version ${batch[j].n} (superseded)`, res, r.refusal),
+    );
   }
   t.step("read back after the refused writes");
   const after = await r.read();
-  expectTrue("the resource changed after the refused writes", sameEtag(after.etag, current.etag) && after.version === current.version, { expected: "unchanged", got: "changed" });
+  expectTrue("the resource changed after the refused writes", sameEtag(after.etag, current.etag) && after.version === current.version, {
+    expected: "unchanged",
+    got: "changed",
+  });
 }
 
 const label = (r: { id: string }) => r.id.slice(r.id.lastIndexOf("/") + 1);
@@ -124,7 +148,8 @@ const rows: RowDef[] = [
   },
   {
     id: "general/etag-distinct",
-    title: "No two versions share an ETag, also for writes in the same millisecond, on blobs and entities (holds when /blob and /entity hold)",
+    title:
+      "No two versions share an ETag, also for writes in the same millisecond, on blobs and entities (holds when /blob and /entity hold)",
     level: "doc",
     source: SOURCE,
     service: "blob",
@@ -136,4 +161,8 @@ const rows: RowDef[] = [
   },
 ];
 
-for (const service of ["blob", "table"] as const) defineTable({ table: "G General behaviour", service }, rows.filter((r) => r.service === service));
+for (const service of ["blob", "table"] as const)
+  defineTable(
+    { table: "G General behaviour", service },
+    rows.filter((r) => r.service === service),
+  );

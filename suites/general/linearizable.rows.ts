@@ -8,7 +8,17 @@ import { performance } from "node:perf_hooks";
 import fc from "fast-check";
 import { AssertionError } from "chai";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
-import { blobModel, checkLinearizable, tableEntityModel, type BlobInput, type EntityInput, type Model, type Operation, type RegisterOutput, type RegisterState } from "../../fixtures/harness/linearizability.ts";
+import {
+  blobModel,
+  checkLinearizable,
+  tableEntityModel,
+  type BlobInput,
+  type EntityInput,
+  type Model,
+  type Operation,
+  type RegisterOutput,
+  type RegisterState,
+} from "../../fixtures/harness/linearizability.ts";
 import { replayCommand, seeded } from "../../fixtures/harness/models.ts";
 import type { RawRequest, RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
@@ -40,7 +50,10 @@ interface Target<I> {
   issue(where: string, kind: Kind, value: string, etag: string | undefined): Issued<I>;
 }
 
-const status = (res: RawResponse, extra: Partial<RegisterOutput> = {}): RegisterOutput => ({ status: res.status, ...(res.status < 300 ? extra : {}) });
+const status = (res: RawResponse, extra: Partial<RegisterOutput> = {}): RegisterOutput => ({
+  status: res.status,
+  ...(res.status < 300 ? extra : {}),
+});
 
 const BLOB: Target<BlobInput> = {
   service: "blob",
@@ -50,11 +63,20 @@ const BLOB: Target<BlobInput> = {
     return `/${c.containerName}/register`;
   },
   issue(path, kind, value, etag): Issued<BlobInput> {
-    const put = (headers: Record<string, string>): RawRequest => ({ method: "PUT", path, headers: { "x-ms-blob-type": "BlockBlob", ...headers }, body: value });
+    const put = (headers: Record<string, string>): RawRequest => ({
+      method: "PUT",
+      path,
+      headers: { "x-ms-blob-type": "BlockBlob", ...headers },
+      body: value,
+    });
     const written = (res: RawResponse) => status(res, { etag: res.headers["etag"] });
     switch (kind) {
       case "read":
-        return { input: { op: "read" }, request: { method: "GET", path }, output: (res) => status(res, { etag: res.headers["etag"], value: res.body }) };
+        return {
+          input: { op: "read" },
+          request: { method: "GET", path },
+          output: (res) => status(res, { etag: res.headers["etag"], value: res.body }),
+        };
       case "write":
         return { input: { op: "write", value }, request: put({}), output: written };
       case "cas":
@@ -64,7 +86,11 @@ const BLOB: Target<BlobInput> = {
       case "delete":
         return { input: { op: "delete" }, request: { method: "DELETE", path }, output: (res) => status(res) };
       case "delete-cas":
-        return { input: { op: "deleteIfMatch", etag: etag! }, request: { method: "DELETE", path, headers: { "if-match": etag! } }, output: (res) => status(res) };
+        return {
+          input: { op: "deleteIfMatch", etag: etag! },
+          request: { method: "DELETE", path, headers: { "if-match": etag! } },
+          output: (res) => status(res),
+        };
     }
   },
 };
@@ -82,17 +108,39 @@ const ENTITY: Target<EntityInput> = {
     const written = (res: RawResponse) => status(res, { etag: res.headers["etag"] });
     switch (kind) {
       case "read":
-        return { input: { op: "read" }, request: { method: "GET", path }, output: (res) => status(res, { etag: res.headers["etag"], value: res.status === 200 ? (JSON.parse(res.body) as { v: string }).v : undefined }) };
+        return {
+          input: { op: "read" },
+          request: { method: "GET", path },
+          output: (res) =>
+            status(res, { etag: res.headers["etag"], value: res.status === 200 ? (JSON.parse(res.body) as { v: string }).v : undefined }),
+        };
       case "write":
         return { input: { op: "upsert", value }, request: { method: "PUT", path, headers: json, body: body() }, output: written };
       case "cas":
-        return { input: { op: "update", etag: etag!, value }, request: { method: "PUT", path, headers: { ...json, "if-match": etag! }, body: body() }, output: written };
+        return {
+          input: { op: "update", etag: etag!, value },
+          request: { method: "PUT", path, headers: { ...json, "if-match": etag! }, body: body() },
+          output: written,
+        };
       case "create":
-        return { input: { op: "insert", value }, request: { method: "POST", path: `/${table}`, headers: { ...json, prefer: "return-no-content" }, body: body({ PartitionKey: PK, RowKey: "register" }) }, output: written };
+        return {
+          input: { op: "insert", value },
+          request: {
+            method: "POST",
+            path: `/${table}`,
+            headers: { ...json, prefer: "return-no-content" },
+            body: body({ PartitionKey: PK, RowKey: "register" }),
+          },
+          output: written,
+        };
       case "delete":
       case "delete-cas":
         // Delete Entity always carries If-Match: `*` is its unconditional form.
-        return { input: { op: "delete", etag: kind === "delete" ? "*" : etag! }, request: { method: "DELETE", path, headers: { "if-match": kind === "delete" ? "*" : etag! } }, output: (res) => status(res) };
+        return {
+          input: { op: "delete", etag: kind === "delete" ? "*" : etag! },
+          request: { method: "DELETE", path, headers: { "if-match": kind === "delete" ? "*" : etag! } },
+          output: (res) => status(res),
+        };
     }
   },
 };
@@ -129,14 +177,24 @@ async function history<I>(t: RowContext, target: Target<I>, plan: Kind[][], tag:
 
 async function linearizable<I>(t: RowContext, target: Target<I>): Promise<void> {
   const seed = seeded(t);
-  const plans = fc.sample(fc.array(fc.array(KINDS, { minLength: OPS, maxLength: OPS }), { minLength: CLIENTS, maxLength: CLIENTS }), { seed, numRuns: HISTORIES });
+  const plans = fc.sample(fc.array(fc.array(KINDS, { minLength: OPS, maxLength: OPS }), { minLength: CLIENTS, maxLength: CLIENTS }), {
+    seed,
+    numRuns: HISTORIES,
+  });
   t.step(`${HISTORIES} histories of ${CLIENTS} clients × ${OPS} operations, side by side`);
   const histories = await Promise.all(plans.map((plan, i) => history(t, target, plan, i)));
-  t.note("operations", histories.reduce((n, h) => n + h.length, 0));
-  t.note("unanswered", histories.reduce((n, h) => n + h.filter((o) => o.ret === Infinity).length, 0));
+  t.note(
+    "operations",
+    histories.reduce((n, h) => n + h.length, 0),
+  );
+  t.note(
+    "unanswered",
+    histories.reduce((n, h) => n + h.filter((o) => o.ret === Infinity).length, 0),
+  );
   for (const [i, h] of histories.entries()) {
     const verdict = checkLinearizable(target.model, h);
-    if (verdict.ok === "unknown") throw new RowSignal("INCONCLUSIVE", `history ${i}: the linearizability search gave up (${verdict.reason})`);
+    if (verdict.ok === "unknown")
+      throw new RowSignal("INCONCLUSIVE", `history ${i}: the linearizability search gave up (${verdict.reason})`);
     if (verdict.ok === false) {
       t.note("window", verdict.window);
       // First line stable (it is the failure's signature); the details and the replay follow.

@@ -26,14 +26,21 @@ const rows: RowDef[] = [
       t.step("B updates the blob");
       const byB = await b.upload("written by B", 12);
       t.step("A writes with the ETag it read");
-      await expectRefused("A's Put Blob with the ETag read before B's write", a.upload("written by A", 12, { conditions: { ifMatch: read.etag } }), { status: 412, code: "ConditionNotMet" });
+      await expectRefused(
+        "A's Put Blob with the ETag read before B's write",
+        a.upload("written by A", 12, { conditions: { ifMatch: read.etag } }),
+        { status: 412, code: "ConditionNotMet" },
+      );
       t.step("read back");
       const after = await a.getProperties();
       expectEqual("content after the refused write", (await a.downloadToBuffer()).toString("utf8"), "written by B");
       expectTrue("the ETag after the refused write is B's", after.etag === byB.etag);
       // The article's remedy: read again and retry with the fresh ETag.
       t.step("A re-reads and retries with the fresh ETag");
-      const retry = await expectSucceeds("A's retry with the fresh ETag", a.upload("written by A", 12, { conditions: { ifMatch: after.etag } }));
+      const retry = await expectSucceeds(
+        "A's retry with the fresh ETag",
+        a.upload("written by A", 12, { conditions: { ifMatch: after.etag } }),
+      );
       expectEqual("content after the retry", (await b.downloadToBuffer()).toString("utf8"), "written by A");
       expectTrue("the ETag after the retry is A's", (await b.getProperties()).etag === retry.etag);
     },
@@ -46,11 +53,17 @@ const rows: RowDef[] = [
     service: "blob",
     async run(t) {
       const first = await newBlockBlob(t, "original");
-      const writers = Array.from({ length: WRITERS }, () => t.clients.blob().getContainerClient(first.containerName).getBlockBlobClient(first.name));
+      const writers = Array.from({ length: WRITERS }, () =>
+        t.clients.blob().getContainerClient(first.containerName).getBlockBlobClient(first.name),
+      );
       for (let round = 1; round <= ROUNDS; round++) {
         const etag = (await first.getProperties()).etag!;
         t.step(`round ${round}: ${WRITERS} conditional writes at once`);
-        const outcomes = await Promise.allSettled(writers.map((w, i) => w.upload(`round ${round} writer ${i}`, `round ${round} writer ${i}`.length, { conditions: { ifMatch: etag } })));
+        const outcomes = await Promise.allSettled(
+          writers.map((w, i) =>
+            w.upload(`round ${round} writer ${i}`, `round ${round} writer ${i}`.length, { conditions: { ifMatch: etag } }),
+          ),
+        );
         const winners: { i: number; etag?: string }[] = [];
         const refusals: string[] = [];
         outcomes.forEach((o, i) => {
@@ -66,7 +79,10 @@ const rows: RowDef[] = [
         expectEqual(`round ${round}: refusals`, refusals.sort(), Array(WRITERS - 1).fill("412 ConditionNotMet"));
         t.step(`round ${round}: read back`);
         const after = await first.getProperties();
-        expectTrue(`round ${round}: the content after the race is the winner's`, (await first.downloadToBuffer()).toString("utf8") === `round ${round} writer ${winners[0].i}`);
+        expectTrue(
+          `round ${round}: the content after the race is the winner's`,
+          (await first.downloadToBuffer()).toString("utf8") === `round ${round} writer ${winners[0].i}`,
+        );
         expectTrue(`round ${round}: the ETag after the race is the winner's`, after.etag === winners[0].etag);
       }
     },

@@ -43,7 +43,8 @@ export const PATHS: PathClaim[] = [
     id: "general/paths/list-blobs",
     service: "blob",
     level: "doc",
-    title: "Right after a write, a lease action and a delete, List Blobs shows exactly what Get Blob Properties shows (ETag, Last-Modified, lease state and status); a new blob is listed, a deleted one is not; an If-Match with the listed ETag succeeds",
+    title:
+      "Right after a write, a lease action and a delete, List Blobs shows exactly what Get Blob Properties shows (ETag, Last-Modified, lease state and status); a new blob is listed, a deleted one is not; an If-Match with the listed ETag succeeds",
     source: "seed: introduction (strong consistency); REST: List Blobs, Get Blob Properties",
     reads: (r) => r.method === "GET" && r.query.get("restype") === "container" && r.query.get("comp") === "list",
     items: { element: "Blob", name: "Name", deletedGone: true },
@@ -53,7 +54,8 @@ export const PATHS: PathClaim[] = [
     id: "general/paths/list-containers",
     service: "blob",
     level: "doc",
-    title: "Right after a metadata write and a lease action, List Containers shows exactly what Get Container Properties shows (ETag, Last-Modified, lease state and status); a new container is listed",
+    title:
+      "Right after a metadata write and a lease action, List Containers shows exactly what Get Container Properties shows (ETag, Last-Modified, lease state and status); a new container is listed",
     source: "seed: introduction (strong consistency); REST: List Containers, Get Container Properties",
     reads: (r) => r.method === "GET" && r.path.split("/").filter(Boolean).length === 0 && r.query.get("comp") === "list",
     items: { element: "Container", name: "Name", deletedGone: false },
@@ -63,7 +65,8 @@ export const PATHS: PathClaim[] = [
     id: "general/paths/batch-etags",
     service: "table",
     level: "doc",
-    title: "Every sub-response of a committed table batch carries the ETag the entity then has: Get Entity returns the same, and an If-Match with it succeeds",
+    title:
+      "Every sub-response of a committed table batch carries the ETag the entity then has: Get Entity returns the same, and an If-Match with it succeeds",
     source: "seed: table of entity operations (Returns ETag); REST: Performing Entity Group Transactions",
     reads: (r) => r.method === "POST" && r.path.endsWith("/$batch"),
     fields: [{ name: "ETag", where: "batch", key: "etag" }],
@@ -82,7 +85,8 @@ export const PATHS: PathClaim[] = [
     id: "general/paths/copy-destination",
     service: "blob",
     level: "doc",
-    title: "A completed Copy Blob answers the destination's ETag: Get Blob Properties and List Blobs show the same, and an If-Match with it succeeds",
+    title:
+      "A completed Copy Blob answers the destination's ETag: Get Blob Properties and List Blobs show the same, and an If-Match with it succeeds",
     source: "seed: table of blob operations (Copy Blob returns an ETag); REST: Copy Blob",
     reads: (r) => r.method === "PUT" && r.header("x-ms-copy-source") !== undefined && !r.query.get("comp"),
     fields: [{ name: "ETag", where: "header", key: "etag" }],
@@ -91,7 +95,8 @@ export const PATHS: PathClaim[] = [
     id: "general/paths/snapshot",
     service: "blob",
     level: "doc",
-    title: "Snapshot Blob answers the snapshot's ETag: reading the snapshot and listing it show the same, and a read with If-Match and that ETag succeeds",
+    title:
+      "Snapshot Blob answers the snapshot's ETag: reading the snapshot and listing it show the same, and a read with If-Match and that ETag succeeds",
     source: "seed: table of blob operations (Snapshot Blob returns an ETag); REST: Snapshot Blob",
     reads: (r) => r.method === "PUT" && r.query.get("comp") === "snapshot",
     fields: [{ name: "ETag", where: "header", key: "etag" }],
@@ -100,7 +105,8 @@ export const PATHS: PathClaim[] = [
     id: "general/paths/query-entities",
     service: "table",
     level: "doc",
-    title: "Query Entities lists each entity with the ETag Get Entity answers (odata.etag), right after a write; an Update Entity with If-Match and that ETag succeeds",
+    title:
+      "Query Entities lists each entity with the ETag Get Entity answers (odata.etag), right after a write; an Update Entity with If-Match and that ETag succeeds",
     source: "seed: table of entity operations (Query Entities returns odata.etag); REST: Query Entities",
     reads: (r) => r.method === "GET" && /\(\)$/.test(r.path),
     fields: [{ name: "odata.etag", where: "json", key: "odata.etag" }],

@@ -33,7 +33,11 @@ function items(body: string, item: string): Listed[] {
 }
 
 async function listBlobs(t: RowContext, c: ContainerClient, snapshots = false): Promise<Listed[]> {
-  const res = await t.raw("blob", { method: "GET", path: `/${c.containerName}`, query: { restype: "container", comp: "list", ...(snapshots ? { include: "snapshots" } : {}) } });
+  const res = await t.raw("blob", {
+    method: "GET",
+    path: `/${c.containerName}`,
+    query: { restype: "container", comp: "list", ...(snapshots ? { include: "snapshots" } : {}) },
+  });
   expectRawStatus("List Blobs", res, { status: 200 });
   return items(res.body, "Blob");
 }
@@ -56,13 +60,15 @@ function agree(path: string, when: string, item: Listed | undefined, read: Liste
   for (const k of ["Etag", "Last-Modified", "LeaseState", "LeaseStatus"]) {
     const label = k === "Etag" ? "ETag" : k;
     if (k === "Etag") expectTrue(`${path} ${when}: the ETag is not the one the resource's own read shows`, sameEtag(item![k], read[k]));
-    else if (k === "Last-Modified") expectTrue(`${path} ${when}: the ${label} is not the one the resource's own read shows`, item![k] === read[k]);
+    else if (k === "Last-Modified")
+      expectTrue(`${path} ${when}: the ${label} is not the one the resource's own read shows`, item![k] === read[k]);
     else expectEqual(`${path} ${when}: ${label}`, item![k], read[k]);
   }
 }
 
 const headBlob = (t: RowContext, b: BlockBlobClient) => t.raw("blob", { method: "HEAD", path: blobPath(b) });
-const headContainer = (t: RowContext, c: ContainerClient) => t.raw("blob", { method: "GET", path: `/${c.containerName}`, query: { restype: "container" } });
+const headContainer = (t: RowContext, c: ContainerClient) =>
+  t.raw("blob", { method: "GET", path: `/${c.containerName}`, query: { restype: "container" } });
 
 const RUN: Record<string, (t: RowContext) => Promise<void>> = {
   async "general/paths/list-blobs"(t) {
@@ -70,7 +76,12 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
     const [a, gone] = await allAnswered([newBlockBlob(t, "original", c), newBlockBlob(t, "to delete", c)]);
     const check = async (when: string) => {
       const [list, head] = await allAnswered([listBlobs(t, c), headBlob(t, a)]);
-      agree("List Blobs", when, list.find((i) => i.Name === a.name), shown(head));
+      agree(
+        "List Blobs",
+        when,
+        list.find((i) => i.Name === a.name),
+        shown(head),
+      );
       return list;
     };
     const before = await check("before any change");
@@ -92,7 +103,12 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
     expectTrue("List Blobs right after a blob was deleted: it is still listed", !names.includes(gone.name));
     t.step("a write with If-Match and the listed ETag");
     const etag = (await listBlobs(t, c)).find((i) => i.Name === a.name)?.Etag ?? "";
-    const res = await t.raw("blob", { method: "PUT", path: blobPath(a), headers: { "x-ms-blob-type": "BlockBlob", "if-match": etag }, body: "written with the listed ETag" });
+    const res = await t.raw("blob", {
+      method: "PUT",
+      path: blobPath(a),
+      headers: { "x-ms-blob-type": "BlockBlob", "if-match": etag },
+      body: "written with the listed ETag",
+    });
     expectRawStatus("Put Blob with If-Match and the ETag List Blobs showed", res, { status: 201 });
   },
 
@@ -102,7 +118,12 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
     await c.create();
     const check = async (when: string) => {
       const [list, head] = await allAnswered([listContainers(t, base), headContainer(t, c)]);
-      agree("List Containers", when, list.find((i) => i.Name === c.containerName), shown(head));
+      agree(
+        "List Containers",
+        when,
+        list.find((i) => i.Name === c.containerName),
+        shown(head),
+      );
       return list;
     };
     const before = await check("before any change");
@@ -112,7 +133,9 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
     await check("after a metadata write");
     t.step("a lease acquired, then released");
     const id = guid();
-    expectRawStatus("acquire a lease", await leaseAction(t, containerTarget(c), "acquire", { proposed: id, duration: -1 }), { status: 201 });
+    expectRawStatus("acquire a lease", await leaseAction(t, containerTarget(c), "acquire", { proposed: id, duration: -1 }), {
+      status: 201,
+    });
     await check("after a lease was acquired");
     expectRawStatus("release the lease", await leaseAction(t, containerTarget(c), "release", { id }), { status: 200 });
     await check("after the lease was released");
@@ -143,8 +166,18 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
       t.step(`entity ${op.rk}: its sub-response's ETag`);
       const etag = res.subResponses[i].etag;
       expectTrue(`sub-response ${i + 1} (${op.method} ${op.rk}): no ETag`, !!etag);
-      expectSameEtag(`entity ${op.rk}: Get Entity's ETag after the batch = its sub-response's`, (await readEntity(table, op.rk))?.etag, etag);
-      const upd = await rawEntity(t, { method: "PUT", table: table.tableName, rk: op.rk, ifMatch: etag, body: { state: "after the batch" } });
+      expectSameEtag(
+        `entity ${op.rk}: Get Entity's ETag after the batch = its sub-response's`,
+        (await readEntity(table, op.rk))?.etag,
+        etag,
+      );
+      const upd = await rawEntity(t, {
+        method: "PUT",
+        table: table.tableName,
+        rk: op.rk,
+        ifMatch: etag,
+        body: { state: "after the batch" },
+      });
       expectRawStatus(`Update Entity ${op.rk} with If-Match and its sub-response's ETag`, upd, { status: 204 });
       expectEqual(`entity ${op.rk} after that update`, (await mustRead(table, op.rk, `read ${op.rk}`)).props, { state: "after the batch" });
     }
@@ -172,14 +205,22 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
     const res = await t.raw("blob", { method: "PUT", path: blobPath(dest), headers: { "x-ms-copy-source": src.url } });
     expectRawStatus("Copy Blob", res, { status: 202 });
     // A copy still pending answers the ETag it started with; only a completed one hands out the destination's.
-    if (res.headers["x-ms-copy-status"] !== "success") preconditionFailed(`the copy did not complete at once (x-ms-copy-status: ${res.headers["x-ms-copy-status"] ?? "none"}): its answer's ETag is not the final one`);
+    if (res.headers["x-ms-copy-status"] !== "success")
+      preconditionFailed(
+        `the copy did not complete at once (x-ms-copy-status: ${res.headers["x-ms-copy-status"] ?? "none"}): its answer's ETag is not the final one`,
+      );
     const etag = res.headers["etag"];
     expectTrue("Copy Blob: no ETag", !!etag);
     const [head, list] = await allAnswered([headBlob(t, dest), listBlobs(t, c)]);
     expectTrue("Get Blob Properties after Copy Blob: the ETag is not the copy's", head.headers["etag"] === etag);
     expectTrue("List Blobs after Copy Blob: the ETag is not the copy's", sameEtag(list.find((i) => i.Name === dest.name)?.Etag, etag));
     t.step("a write with If-Match and the copy's ETag");
-    const w = await t.raw("blob", { method: "PUT", path: blobPath(dest), query: { comp: "metadata" }, headers: { "if-match": etag, "x-ms-meta-state": "after the copy" } });
+    const w = await t.raw("blob", {
+      method: "PUT",
+      path: blobPath(dest),
+      query: { comp: "metadata" },
+      headers: { "if-match": etag, "x-ms-meta-state": "after the copy" },
+    });
     expectRawStatus("Set Blob Metadata with If-Match and the copy's ETag", w, { status: 200 });
   },
 
@@ -192,9 +233,15 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
     expectRawStatus("Snapshot Blob", res, { status: 201 });
     const [etag, snapshot] = [res.headers["etag"], res.headers["x-ms-snapshot"]];
     expectTrue("Snapshot Blob: no ETag or no x-ms-snapshot", !!etag && !!snapshot);
-    const [head, list] = await allAnswered([t.raw("blob", { method: "HEAD", path: blobPath(b), query: { snapshot } }), listBlobs(t, c, true)]);
+    const [head, list] = await allAnswered([
+      t.raw("blob", { method: "HEAD", path: blobPath(b), query: { snapshot } }),
+      listBlobs(t, c, true),
+    ]);
     expectTrue("Get Blob Properties of the snapshot: the ETag is not the one Snapshot Blob answered", head.headers["etag"] === etag);
-    expectTrue("List Blobs (snapshots): the snapshot's ETag is not the one Snapshot Blob answered", sameEtag(list.find((i) => i.Name === b.name && i.Snapshot === snapshot)?.Etag, etag));
+    expectTrue(
+      "List Blobs (snapshots): the snapshot's ETag is not the one Snapshot Blob answered",
+      sameEtag(list.find((i) => i.Name === b.name && i.Snapshot === snapshot)?.Etag, etag),
+    );
     t.step("a read of the snapshot with If-Match and that ETag");
     const read = await t.raw("blob", { method: "GET", path: blobPath(b), query: { snapshot }, headers: { "if-match": etag } });
     expectRawStatus("Get Blob of the snapshot with If-Match and its ETag", read, { status: 200 });
@@ -209,14 +256,35 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
     const listed: { rowKey?: string; etag: string }[] = [];
     for await (const e of table.listEntities({ queryOptions: { filter: `PartitionKey eq '${PK}'` } })) listed.push(e);
     const etag = listed.find((e) => e.rowKey === rk)?.etag;
-    expectSameEtag("Query Entities right after Update Entity: odata.etag = Get Entity's ETag", etag, (await mustRead(table, rk, "read after the update")).etag);
+    expectSameEtag(
+      "Query Entities right after Update Entity: odata.etag = Get Entity's ETag",
+      etag,
+      (await mustRead(table, rk, "read after the update")).etag,
+    );
     t.step("Update Entity with If-Match and the listed ETag");
-    const res = await t.raw("table", { method: "PUT", path: entityPath(table.tableName, rk), headers: { "if-match": etag!, "content-type": "application/json" }, body: JSON.stringify({ state: "with the listed ETag" }) });
+    const res = await t.raw("table", {
+      method: "PUT",
+      path: entityPath(table.tableName, rk),
+      headers: { "if-match": etag!, "content-type": "application/json" },
+      body: JSON.stringify({ state: "with the listed ETag" }),
+    });
     expectRawStatus("Update Entity with If-Match and the odata.etag Query Entities listed", res, { status: 204 });
   },
 };
 
 // Listings wait a second between the first listing and the write (the pool slot is lent meanwhile).
-const rows: RowDef[] = PATHS.map((p: PathClaim) => ({ id: p.id, title: p.title, level: p.level, source: p.source, service: p.service, waitSeconds: p.items && p.service === "blob" ? 1 : undefined, run: RUN[p.id] }));
+const rows: RowDef[] = PATHS.map((p: PathClaim) => ({
+  id: p.id,
+  title: p.title,
+  level: p.level,
+  source: p.source,
+  service: p.service,
+  waitSeconds: p.items && p.service === "blob" ? 1 : undefined,
+  run: RUN[p.id],
+}));
 
-for (const service of [...new Set(rows.map((r) => r.service))]) defineTable({ table: "G General behaviour", service }, rows.filter((r) => r.service === service));
+for (const service of [...new Set(rows.map((r) => r.service))])
+  defineTable(
+    { table: "G General behaviour", service },
+    rows.filter((r) => r.service === service),
+  );

@@ -20,13 +20,15 @@ const PARTITION = "p";
 
 function batchOf(table: TableClient, gen: number): Promise<unknown> {
   const actions: TransactionAction[] = [];
-  for (let i = 0; i < ENTITIES; i++) actions.push(["upsert", { partitionKey: PARTITION, rowKey: `e${String(i).padStart(2, "0")}`, gen }, "Replace"]);
+  for (let i = 0; i < ENTITIES; i++)
+    actions.push(["upsert", { partitionKey: PARTITION, rowKey: `e${String(i).padStart(2, "0")}`, gen }, "Replace"]);
   return table.submitTransaction(actions);
 }
 
 async function readGenerations(table: TableClient): Promise<number[]> {
   const gens: number[] = [];
-  for await (const e of table.listEntities<{ gen: number }>({ queryOptions: { filter: odata`PartitionKey eq ${PARTITION}` } })) gens.push(e.gen);
+  for await (const e of table.listEntities<{ gen: number }>({ queryOptions: { filter: odata`PartitionKey eq ${PARTITION}` } }))
+    gens.push(e.gen);
   return gens;
 }
 
@@ -89,9 +91,13 @@ const rows: RowDef[] = [
       // last commit must show it (general/strong-consistency), so that case is a FAIL, not an environment limit.
       t.step("read after the last batch");
       const after = await readGenerations(t.clients.table(name));
-      expectTrue("general/strong-consistency: a query after the last batch committed does not show it", after.length === ENTITIES && after.every((g) => g === committed));
+      expectTrue(
+        "general/strong-consistency: a query after the last batch committed does not show it",
+        after.length === ENTITIES && after.every((g) => g === committed),
+      );
       // Only a run where reads overlapped several commits tested anything.
-      if (committed < 2 || seen.size < 2) preconditionFailed(`the reads did not overlap the writes (${committed} batches, ${seen.size} generations seen)`);
+      if (committed < 2 || seen.size < 2)
+        preconditionFailed(`the reads did not overlap the writes (${committed} batches, ${seen.size} generations seen)`);
     },
   },
 ];

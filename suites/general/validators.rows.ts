@@ -27,7 +27,12 @@ interface Subject {
   write(): Promise<RawResponse>;
 }
 
-const fromHeaders = (res: RawResponse): Validators => ({ etag: res.headers["etag"], lastModified: res.headers["last-modified"], date: new Date(res.headers["date"]), copyStatus: res.headers["x-ms-copy-status"] });
+const fromHeaders = (res: RawResponse): Validators => ({
+  etag: res.headers["etag"],
+  lastModified: res.headers["last-modified"],
+  date: new Date(res.headers["date"]),
+  copyStatus: res.headers["x-ms-copy-status"],
+});
 
 async function subject(t: RowContext, w: ValidatorWrite): Promise<Subject> {
   if (w.resource === "container") {
@@ -38,8 +43,19 @@ async function subject(t: RowContext, w: ValidatorWrite): Promise<Subject> {
       read: async () => fromHeaders(await t.raw("blob", { method: "GET", path, query: { restype: "container" } })),
       write: () =>
         w.slug === "set-container-acl"
-          ? t.raw("blob", { method: "PUT", path, query: { restype: "container", comp: "acl" }, headers: { "content-type": "application/xml" }, body: acl })
-          : t.raw("blob", { method: "PUT", path, query: { restype: "container", comp: "metadata" }, headers: { "x-ms-meta-state": "written" } }),
+          ? t.raw("blob", {
+              method: "PUT",
+              path,
+              query: { restype: "container", comp: "acl" },
+              headers: { "content-type": "application/xml" },
+              body: acl,
+            })
+          : t.raw("blob", {
+              method: "PUT",
+              path,
+              query: { restype: "container", comp: "metadata" },
+              headers: { "x-ms-meta-state": "written" },
+            }),
     };
   }
   if (w.resource === "entity") {
@@ -50,12 +66,21 @@ async function subject(t: RowContext, w: ValidatorWrite): Promise<Subject> {
         const res = await t.raw("table", { method: "GET", path });
         expectRawStatus("Get Entity", res, { status: 200 });
         // An entity's Last-Modified is its Timestamp property.
-        return { etag: res.headers["etag"], lastModified: (JSON.parse(res.body) as { Timestamp?: string }).Timestamp, date: new Date(res.headers["date"]) };
+        return {
+          etag: res.headers["etag"],
+          lastModified: (JSON.parse(res.body) as { Timestamp?: string }).Timestamp,
+          date: new Date(res.headers["date"]),
+        };
       },
       write: () => {
         const method = w.slug.includes("merge") ? "MERGE" : "PUT";
         const conditional = w.slug === "update-entity" || w.slug === "merge-entity";
-        return t.raw("table", { method, path, headers: { "content-type": "application/json", ...(conditional ? { "if-match": "*" } : {}) }, body: JSON.stringify({ PartitionKey: PK, RowKey: rk, state: "written" }) });
+        return t.raw("table", {
+          method,
+          path,
+          headers: { "content-type": "application/json", ...(conditional ? { "if-match": "*" } : {}) },
+          body: JSON.stringify({ PartitionKey: PK, RowKey: rk, state: "written" }),
+        });
       },
     };
   }
@@ -66,10 +91,25 @@ async function subject(t: RowContext, w: ValidatorWrite): Promise<Subject> {
   const source = w.slug === "copy-blob" ? await newBlockBlob(t, "copied", c) : undefined;
   const WRITE: Record<string, () => Promise<RawResponse>> = {
     "put-blob": () => t.raw("blob", { method: "PUT", path, headers: { "x-ms-blob-type": "BlockBlob" }, body: "written" }),
-    "set-blob-properties": () => t.raw("blob", { method: "PUT", path, query: { comp: "properties" }, headers: { "x-ms-blob-content-type": "text/x-written" } }),
-    "set-blob-metadata": () => t.raw("blob", { method: "PUT", path, query: { comp: "metadata" }, headers: { "x-ms-meta-state": "written" } }),
-    "put-block-list": () => t.raw("blob", { method: "PUT", path, query: { comp: "blocklist" }, body: `<?xml version="1.0" encoding="utf-8"?><BlockList><Latest>${BLOCK_ID}</Latest></BlockList>` }),
-    "put-page": () => t.raw("blob", { method: "PUT", path, query: { comp: "page" }, headers: { "x-ms-range": "bytes=0-511", "x-ms-page-write": "update" }, body: "w".repeat(512) }),
+    "set-blob-properties": () =>
+      t.raw("blob", { method: "PUT", path, query: { comp: "properties" }, headers: { "x-ms-blob-content-type": "text/x-written" } }),
+    "set-blob-metadata": () =>
+      t.raw("blob", { method: "PUT", path, query: { comp: "metadata" }, headers: { "x-ms-meta-state": "written" } }),
+    "put-block-list": () =>
+      t.raw("blob", {
+        method: "PUT",
+        path,
+        query: { comp: "blocklist" },
+        body: `<?xml version="1.0" encoding="utf-8"?><BlockList><Latest>${BLOCK_ID}</Latest></BlockList>`,
+      }),
+    "put-page": () =>
+      t.raw("blob", {
+        method: "PUT",
+        path,
+        query: { comp: "page" },
+        headers: { "x-ms-range": "bytes=0-511", "x-ms-page-write": "update" },
+        body: "w".repeat(512),
+      }),
     "copy-blob": () => t.raw("blob", { method: "PUT", path, headers: { "x-ms-copy-source": source!.url } }),
   };
   return { read: async () => fromHeaders(await t.raw("blob", { method: "HEAD", path })), write: WRITE[w.slug] };
@@ -88,12 +128,27 @@ async function advances(t: RowContext, w: ValidatorWrite): Promise<void> {
   t.step("read the validators again");
   // A copy still pending when Copy Blob answers: its ETag is the one the destination had at the copy's start (Copy Blob page); the copy's own comes when it completes.
   const pending = res.headers["x-ms-copy-status"] === "pending";
-  const after = pending ? await t.waitFor("the copy to complete", async () => ((await s.read()).copyStatus === "pending" ? undefined : s.read()), { timeoutMs: 30_000, intervalMs: 250 }) : await s.read();
+  const after = pending
+    ? await t.waitFor("the copy to complete", async () => ((await s.read()).copyStatus === "pending" ? undefined : s.read()), {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+      })
+    : await s.read();
   if (pending) t.note("copy", "pending when Copy Blob answered; its ETag compared once it completed");
-  expectTrue(`${VALIDATORS_ADVANCE}: ${w.operation} did not give the resource a new ETag`, !!after.etag && !sameEtag(after.etag, before.etag));
-  if (!pending) expectTrue(`${VALIDATORS_ADVANCE}: ${w.operation} answered an ETag that is not the one the resource then has`, sameEtag(res.headers["etag"], after.etag));
+  expectTrue(
+    `${VALIDATORS_ADVANCE}: ${w.operation} did not give the resource a new ETag`,
+    !!after.etag && !sameEtag(after.etag, before.etag),
+  );
+  if (!pending)
+    expectTrue(
+      `${VALIDATORS_ADVANCE}: ${w.operation} answered an ETag that is not the one the resource then has`,
+      sameEtag(res.headers["etag"], after.etag),
+    );
   const [lm0, lm1] = [Date.parse(before.lastModified!), Date.parse(after.lastModified ?? "")];
-  expectTrue(`${VALIDATORS_ADVANCE}: ${w.operation} a second after the previous change did not move ${w.resource === "entity" ? "Timestamp" : "Last-Modified"} forward`, lm1 > lm0);
+  expectTrue(
+    `${VALIDATORS_ADVANCE}: ${w.operation} a second after the previous change did not move ${w.resource === "entity" ? "Timestamp" : "Last-Modified"} forward`,
+    lm1 > lm0,
+  );
 }
 
 const rows: RowDef[] = WRITES.map((w) => ({
@@ -108,4 +163,8 @@ const rows: RowDef[] = WRITES.map((w) => ({
   run: (t) => advances(t, w),
 }));
 
-for (const service of [...new Set(rows.map((r) => r.service))]) defineTable({ table: "G General behaviour", service }, rows.filter((r) => r.service === service));
+for (const service of [...new Set(rows.map((r) => r.service))])
+  defineTable(
+    { table: "G General behaviour", service },
+    rows.filter((r) => r.service === service),
+  );

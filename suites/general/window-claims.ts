@@ -66,7 +66,10 @@ export const LEGAL_LATE_MS = 1000;
 
 /** A lease action on a blob (no restype) or on a container (restype=container). */
 const leaseOn = (resource: "blob" | "container", r: WireRequest, action: string) =>
-  r.method === "PUT" && r.query.get("comp") === "lease" && (r.query.get("restype") === "container") === (resource === "container") && r.header("x-ms-lease-action") === action;
+  r.method === "PUT" &&
+  r.query.get("comp") === "lease" &&
+  (r.query.get("restype") === "container") === (resource === "container") &&
+  r.header("x-ms-lease-action") === action;
 
 /** Lease Blob / Lease Container break with a period: x-ms-lease-time states the seconds left. */
 const breakWire = (resource: "blob" | "container"): WindowWire => ({
@@ -93,7 +96,8 @@ export const WINDOWS: WindowClaim[] = [
     table: "L Blob leases",
     service: "blob",
     level: "rest",
-    title: "After a break with a period of 10 s the lease stays Breaking for 10 s by the server's clock (a write without the ID refused and unchanged, state breaking, another acquire 409), then it is Broken and a write without the ID succeeds",
+    title:
+      "After a break with a period of 10 s the lease stays Breaking for 10 s by the server's clock (a write without the ID refused and unchanged, state breaking, another acquire 409), then it is Broken and a write without the ID succeeds",
     source: "seed: pessimistic concurrency for blobs; REST: Lease Blob (break, x-ms-lease-break-period, x-ms-lease-time)",
     seconds: 10,
     wire: breakWire("blob"),
@@ -105,7 +109,8 @@ export const WINDOWS: WindowClaim[] = [
     table: "L Container leases",
     service: "blob",
     level: "rest",
-    title: "After a break with a period of 10 s the container's lease stays Breaking for 10 s by the server's clock (state breaking, another acquire 409 LeaseAlreadyPresent, Delete Container without the ID refused), then it is Broken and a Delete Container without the ID succeeds",
+    title:
+      "After a break with a period of 10 s the container's lease stays Breaking for 10 s by the server's clock (state breaking, another acquire 409 LeaseAlreadyPresent, Delete Container without the ID refused), then it is Broken and a Delete Container without the ID succeeds",
     source: "seed: pessimistic concurrency for containers; REST: Lease Container (break, x-ms-lease-break-period, x-ms-lease-time)",
     seconds: 10,
     wire: breakWire("container"),
@@ -117,8 +122,10 @@ export const WINDOWS: WindowClaim[] = [
     table: "L Blob leases",
     service: "blob",
     level: "doc",
-    title: "A finite (15 s) lease holds until its end by the server's clock (a write without the ID refused and unchanged, state leased, another acquire 409), probed right after the acquire and in its last part; it lapses by itself at its end: the state reads expired and a write without the ID succeeds",
-    source: "seed: pessimistic concurrency for blobs (the service releases finite leases when they expire); REST: Lease Blob (x-ms-lease-duration)",
+    title:
+      "A finite (15 s) lease holds until its end by the server's clock (a write without the ID refused and unchanged, state leased, another acquire 409), probed right after the acquire and in its last part; it lapses by itself at its end: the state reads expired and a write without the ID succeeds",
+    source:
+      "seed: pessimistic concurrency for blobs (the service releases finite leases when they expire); REST: Lease Blob (x-ms-lease-duration)",
     seconds: 15,
     wire: expiryWire("blob"),
   },
@@ -129,7 +136,8 @@ export const WINDOWS: WindowClaim[] = [
     table: "L Container leases",
     service: "blob",
     level: "rest",
-    title: "A finite (15 s) container lease holds until its end by the server's clock (state leased, another acquire 409 LeaseAlreadyPresent, Delete Container without the ID refused), probed right after the acquire and in its last part; it lapses by itself at its end: the state reads expired and a Delete Container without the ID succeeds",
+    title:
+      "A finite (15 s) container lease holds until its end by the server's clock (state leased, another acquire 409 LeaseAlreadyPresent, Delete Container without the ID refused), probed right after the acquire and in its last part; it lapses by itself at its end: the state reads expired and a Delete Container without the ID succeeds",
     source: "seed: pessimistic concurrency for containers; REST: Lease Container (x-ms-lease-duration)",
     seconds: 15,
     wire: expiryWire("container"),
@@ -140,12 +148,18 @@ export const WINDOWS: WindowClaim[] = [
     table: "Q Queue messages",
     service: "queue",
     level: "doc",
-    title: "A dequeued message stays invisible to every client until its TimeNextVisible, probed right after the dequeue and in the window's last part (server time, one second allowed), then it comes back",
-    source: "seed: queue section (a retrieved message is invisible for the visibility timeout); REST: Get Messages (visibilitytimeout, TimeNextVisible)",
+    title:
+      "A dequeued message stays invisible to every client until its TimeNextVisible, probed right after the dequeue and in the window's last part (server time, one second allowed), then it comes back",
+    source:
+      "seed: queue section (a retrieved message is invisible for the visibility timeout); REST: Get Messages (visibilitytimeout, TimeNextVisible)",
     seconds: 8,
     wire: {
       service: "queue",
-      opens: (r) => r.method === "GET" && /\/messages$/.test(r.path) && r.query.get("peekonly")?.toLowerCase() !== "true" && r.query.has("visibilitytimeout"),
+      opens: (r) =>
+        r.method === "GET" &&
+        /\/messages$/.test(r.path) &&
+        r.query.get("peekonly")?.toLowerCase() !== "true" &&
+        r.query.has("visibilitytimeout"),
       length: { in: "query", name: "visibilitytimeout", max: 604_800 },
       end: { in: "body", name: "TimeNextVisible", form: "http-date" },
       early: "shorter-length",
@@ -157,12 +171,14 @@ export const WINDOWS: WindowClaim[] = [
     table: "Q Queue messages",
     service: "queue",
     level: "rest",
-    title: "After Update Message with a visibility timeout, the message stays invisible until the new TimeNextVisible (x-ms-time-next-visible), probed early and late, then it comes back with the new text",
+    title:
+      "After Update Message with a visibility timeout, the message stays invisible until the new TimeNextVisible (x-ms-time-next-visible), probed early and late, then it comes back with the new text",
     source: "seed: queue section; REST: Update Message (visibilitytimeout, x-ms-time-next-visible)",
     seconds: 8,
     wire: {
       service: "queue",
-      opens: (r) => r.method === "PUT" && /\/messages\/[^/]+$/.test(r.path) && r.query.has("popreceipt") && r.query.has("visibilitytimeout"),
+      opens: (r) =>
+        r.method === "PUT" && /\/messages\/[^/]+$/.test(r.path) && r.query.has("popreceipt") && r.query.has("visibilitytimeout"),
       length: { in: "query", name: "visibilitytimeout", max: 604_800 },
       end: { in: "header", name: "x-ms-time-next-visible", form: "http-date" },
       early: "shorter-length",
@@ -174,7 +190,8 @@ export const WINDOWS: WindowClaim[] = [
     table: "Q Queue messages",
     service: "queue",
     level: "rest",
-    title: "Put Message with a visibility timeout hides the message from Peek and Get until its TimeNextVisible, probed right after the put and in the window's last part (server time, one second allowed); then it is delivered with DequeueCount 1",
+    title:
+      "Put Message with a visibility timeout hides the message from Peek and Get until its TimeNextVisible, probed right after the put and in the window's last part (server time, one second allowed); then it is delivered with DequeueCount 1",
     source: "REST: Put Message (visibilitytimeout, TimeNextVisible)",
     seconds: 8,
     wire: {
@@ -191,7 +208,8 @@ export const WINDOWS: WindowClaim[] = [
     table: "Q Queue messages",
     service: "queue",
     level: "rest",
-    title: "A message put with a time to live can be peeked until its ExpirationTime (the Put Message answer's), probed early and late; from then on it is neither peeked nor dequeued, and Delete or Update Message with its receipt → 404 MessageNotFound",
+    title:
+      "A message put with a time to live can be peeked until its ExpirationTime (the Put Message answer's), probed early and late; from then on it is neither peeked nor dequeued, and Delete or Update Message with its receipt → 404 MessageNotFound",
     source: "REST: Put Message (messagettl, ExpirationTime), Peek Messages, Get Messages",
     seconds: 8,
     wire: {

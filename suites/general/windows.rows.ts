@@ -8,15 +8,43 @@
 // pass.
 import { AssertionError } from "chai";
 import type { QueueClient } from "@azure/storage-queue";
-import { expectEqual, expectPresent, expectRawStatus, expectRefused, expectSame, expectSucceeds, expectTrue } from "../../fixtures/harness/assert.ts";
+import {
+  expectEqual,
+  expectPresent,
+  expectRawStatus,
+  expectRefused,
+  expectSame,
+  expectSucceeds,
+  expectTrue,
+} from "../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { answerDatesSince, currentEvidence } from "../../fixtures/wire/evidence.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/wire/signals.ts";
 import { blobSnapshot, newBlockBlob } from "../blob/blob-kit.ts";
 import { deleteRefused, req, view } from "../blob/container-lease-claims.ts";
-import { blobTarget, checkLeaseState, clockOf, containerTarget, guid, holdLease, leaseAction, readLease, serverDate, type LeaseTarget } from "../blob/lease-kit.ts";
-import { otherClient, peek, queueClock, queueWithMessage, rawDeleteMessage, rawGetMessages, rawPutMessage, rawUpdateMessage } from "../queue/queue-kit.ts";
+import {
+  blobTarget,
+  checkLeaseState,
+  clockOf,
+  containerTarget,
+  guid,
+  holdLease,
+  leaseAction,
+  readLease,
+  serverDate,
+  type LeaseTarget,
+} from "../blob/lease-kit.ts";
+import {
+  otherClient,
+  peek,
+  queueClock,
+  queueWithMessage,
+  rawDeleteMessage,
+  rawGetMessages,
+  rawPutMessage,
+  rawUpdateMessage,
+} from "../queue/queue-kit.ts";
 import { GRANULARITY_MS, LEGAL_LATE_MS, WINDOWS, type OpenWindow, type WindowClaim, type WindowKind } from "./window-claims.ts";
 
 const WRITTEN = "written once the break ended";
@@ -69,7 +97,14 @@ async function leaseSubject(t: RowContext, resource: "blob" | "container"): Prom
 }
 
 /** A lease window (a break period, a finite lease) on its subject: locked while it holds, with another acquire refused. */
-function leaseWindow(t: RowContext, s: LeaseSubject, end: number, state: "breaking" | "leased", lapsedAs: "broken" | "expired", freedWhen: string): OpenWindow {
+function leaseWindow(
+  t: RowContext,
+  s: LeaseSubject,
+  end: number,
+  state: "breaking" | "leased",
+  lapsedAs: "broken" | "expired",
+  freedWhen: string,
+): OpenWindow {
   const x = s.x;
   return {
     end,
@@ -78,7 +113,11 @@ function leaseWindow(t: RowContext, s: LeaseSubject, end: number, state: "breaki
       await allAnswered([
         s.refused(during),
         (async () => checkLeaseState(`the lease ${during}`, await readLease(t, x), state))(),
-        (async () => expectRawStatus(`acquire with another ID ${during}`, await leaseAction(t, x, "acquire", { proposed: guid(), duration: -1 }), { status: 409, code: "LeaseAlreadyPresent" }))(),
+        (async () =>
+          expectRawStatus(`acquire with another ID ${during}`, await leaseAction(t, x, "acquire", { proposed: guid(), duration: -1 }), {
+            status: 409,
+            code: "LeaseAlreadyPresent",
+          }))(),
       ]);
     },
     async lapsed() {
@@ -145,7 +184,11 @@ async function getVisibility(t: RowContext, claim: WindowClaim): Promise<OpenWin
   t.step(`dequeue with visibilitytimeout ${V}`);
   const { res, messages } = await rawGetMessages(t, q, { visibilitytimeout: String(V) });
   expectEqual("Get Messages status", res.status, 200);
-  expectEqual("dequeued messages", messages.map((m) => m.messageId), [id]);
+  expectEqual(
+    "dequeued messages",
+    messages.map((m) => m.messageId),
+    [id],
+  );
   const end = Date.parse(messages[0].timeNextVisible ?? "");
   expectStatedEnd("Get Messages: TimeNextVisible", end, serverDate(res).getTime(), V);
   return invisibleMessage(t, q, id, end, "original");
@@ -190,7 +233,10 @@ async function messageTtl(t: RowContext, claim: WindowClaim): Promise<OpenWindow
   return {
     end,
     async held(phase) {
-      expectTrue(`the message is peeked ${when(phase)} (before its ExpirationTime)`, (await peek(t, q)).some((m) => m.messageId === id));
+      expectTrue(
+        `the message is peeked ${when(phase)} (before its ExpirationTime)`,
+        (await peek(t, q)).some((m) => m.messageId === id),
+      );
     },
     async lapsed() {
       const { res: r, messages } = await rawGetMessages(t, q, { peekonly: "true", numofmessages: "32" });
@@ -200,9 +246,17 @@ async function messageTtl(t: RowContext, claim: WindowClaim): Promise<OpenWindow
     async after() {
       const gone = { status: 404, code: "MessageNotFound" };
       expectRawStatus("Delete Message with its receipt after the ExpirationTime", await rawDeleteMessage(t, q, id, receipt!), gone);
-      expectRawStatus("Update Message with its receipt after the ExpirationTime", await rawUpdateMessage(t, q, id, receipt!, 0, "updated"), gone);
+      expectRawStatus(
+        "Update Message with its receipt after the ExpirationTime",
+        await rawUpdateMessage(t, q, id, receipt!, 0, "updated"),
+        gone,
+      );
       const { messages } = await rawGetMessages(t, q, { numofmessages: "32", visibilitytimeout: "30" });
-      expectEqual("messages dequeued after the ExpirationTime", messages.map((m) => m.messageId), []);
+      expectEqual(
+        "messages dequeued after the ExpirationTime",
+        messages.map((m) => m.messageId),
+        [],
+      );
     },
     clock: () => queueClock(t, q),
   };
@@ -243,7 +297,10 @@ async function bothEnds(t: RowContext, claim: WindowClaim): Promise<void> {
   t.step("probe right after the window opened");
   await probe(w, "start");
   t.step("wait for the window's last part (server clock)");
-  await t.waitForServerTime("the server's clock 3 s before the window's end", w.clock, (d) => d, w.end - LATE_PROBE_LEAD_MS, { timeoutMs: claim.seconds * 1000 + 20_000, intervalMs: 250 });
+  await t.waitForServerTime("the server's clock 3 s before the window's end", w.clock, (d) => d, w.end - LATE_PROBE_LEAD_MS, {
+    timeoutMs: claim.seconds * 1000 + 20_000,
+    intervalMs: 250,
+  });
   t.step("probe in the window's last part");
   await probe(w, "late");
   t.step("after the window's end: lapsed by its end + 2 s (server clock)");

@@ -6,7 +6,16 @@
 import { AssertionError } from "chai";
 import { checkLinearizable, type Operation } from "../../fixtures/harness/linearizability.ts";
 import { RowSignal } from "../../fixtures/wire/signals.ts";
-import { messageModel, RELAXATIONS, SLACK_MS, UNEXPLAINED, type MsgInput, type MsgOutput, type MsgState, type Relax } from "./delivery-reference.ts";
+import {
+  messageModel,
+  RELAXATIONS,
+  SLACK_MS,
+  UNEXPLAINED,
+  type MsgInput,
+  type MsgOutput,
+  type MsgState,
+  type Relax,
+} from "./delivery-reference.ts";
 
 export interface Delivered {
   id: string;
@@ -91,11 +100,27 @@ function operationsOn(putEvent: Event, events: Event[], absentAt: number | undef
   for (const e of events) {
     if (e.kind === "get") {
       const m = e.delivered?.find((d) => d.id === id);
-      if (m) ops.push({ client: e.who, call: e.call, ret: e.ret, input: { op: "get" }, output: { ok: true, date: e.date, count: m.count, receipt: m.receipt, tnv: m.tnv, expires: m.expires, text: m.text } });
+      if (m)
+        ops.push({
+          client: e.who,
+          call: e.call,
+          ret: e.ret,
+          input: { op: "get" },
+          output: { ok: true, date: e.date, count: m.count, receipt: m.receipt, tnv: m.tnv, expires: m.expires, text: m.text },
+        });
     } else if (clearReaches(e, putEvent)) {
-      ops.push({ client: e.who, call: e.call, ret: e.ret, input: { op: "clear", certain: e.call > putEvent.ret }, output: { ok: true, date: e.date } });
+      ops.push({
+        client: e.who,
+        call: e.call,
+        ret: e.ret,
+        input: { op: "clear", certain: e.call > putEvent.ret },
+        output: { ok: true, date: e.date },
+      });
     } else if ((e.kind === "update" || e.kind === "delete") && e.id === id) {
-      const input: MsgInput = e.kind === "update" ? { op: "update", receipt: e.receipt!, text: e.text!, visibility: e.visibility ?? 0 } : { op: "delete", receipt: e.receipt! };
+      const input: MsgInput =
+        e.kind === "update"
+          ? { op: "update", receipt: e.receipt!, text: e.text!, visibility: e.visibility ?? 0 }
+          : { op: "delete", receipt: e.receipt! };
       ops.push({ client: e.who, call: e.call, ret: e.ret, input, output: { ok: ok(e), date: e.date, receipt: e.newReceipt, tnv: e.tnv } });
     }
   }
@@ -108,7 +133,14 @@ function operationsOn(putEvent: Event, events: Event[], absentAt: number | undef
 
 export function checkMessage(putEvent: Event, events: Event[], absentAt: number | undefined): Violation | undefined {
   const id = putEvent.id!;
-  const init: MsgState = { exists: true, count: 0, receipts: [putEvent.newReceipt!], visibleAt: putEvent.tnv!, expiresAt: putEvent.expires, text: putEvent.text! };
+  const init: MsgState = {
+    exists: true,
+    count: 0,
+    receipts: [putEvent.newReceipt!],
+    visibleAt: putEvent.tnv!,
+    expiresAt: putEvent.expires,
+    text: putEvent.text!,
+  };
   const ops = operationsOn(putEvent, events, absentAt);
   const strict = checkLinearizable(messageModel(init, new Set()), ops);
   if (strict.ok === true) return undefined;
@@ -121,7 +153,11 @@ export function checkMessage(putEvent: Event, events: Event[], absentAt: number 
     rank = k < 0 ? RELAXATIONS.length : k;
   }
   const named = RELAXATIONS[rank] as (typeof RELAXATIONS)[number] | undefined;
-  const touching = events.filter((e) => e === putEvent || (e.kind === "get" ? e.delivered?.some((d) => d.id === id) : e.kind === "clear" ? clearReaches(e, putEvent) : e.id === id));
+  const touching = events.filter(
+    (e) =>
+      e === putEvent ||
+      (e.kind === "get" ? e.delivered?.some((d) => d.id === id) : e.kind === "clear" ? clearReaches(e, putEvent) : e.id === id),
+  );
   const explanation = [
     `message ${id}, put by ${putEvent.who}; its operations (local times order them only; Date and TimeNextVisible are the server's):`,
     ...touching.map((e) => describe(e, id)),
@@ -162,7 +198,10 @@ export function usable(events: Event[]): void {
         (e.kind === "put" && e.expires === undefined) ||
         e.delivered?.some((d) => Number.isNaN(d.tnv) || !d.receipt)),
   );
-  if (undated) throw new AssertionError(`a ${undated.kind} answer carries no Date, TimeNextVisible, ExpirationTime or pop receipt (queue/get-messages/pop-receipt)`);
+  if (undated)
+    throw new AssertionError(
+      `a ${undated.kind} answer carries no Date, TimeNextVisible, ExpirationTime or pop receipt (queue/get-messages/pop-receipt)`,
+    );
 }
 
 /** The messages whose history the reference does not allow; `received`: the IDs the drain received, `lastDate`: its last receive's Date. */
@@ -188,6 +227,8 @@ replay: ${replay}`);
   }
   const offExpiry = puts.find((p) => p.ttl !== undefined && Math.abs(p.expires! - p.date! - p.ttl * 1000) > SLACK_MS);
   if (offExpiry) {
-    throw new AssertionError(`an ExpirationTime is not Put Message's Date plus the time to live asked (±1 s)\n${describe(offExpiry, offExpiry.id!)}\nreplay: ${replay}`);
+    throw new AssertionError(
+      `an ExpirationTime is not Put Message's Date plus the time to live asked (±1 s)\n${describe(offExpiry, offExpiry.id!)}\nreplay: ${replay}`,
+    );
   }
 }

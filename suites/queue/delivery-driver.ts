@@ -32,7 +32,12 @@ export class History {
   private readonly t0 = performance.now();
 
   /** Runs one operation, recording the server's answer (or that there was none). */
-  async record<T>(who: string, fields: Omit<Event, "seq" | "who" | "call" | "ret">, op: () => Promise<T>, answer: (e: Event, r: T) => void): Promise<Event> {
+  async record<T>(
+    who: string,
+    fields: Omit<Event, "seq" | "who" | "call" | "ret">,
+    op: () => Promise<T>,
+    answer: (e: Event, r: T) => void,
+  ): Promise<Event> {
     const e: Event = { seq: this.events.length, who, ...fields, call: this.now(), ret: Infinity };
     this.events.push(e);
     try {
@@ -83,44 +88,66 @@ export interface Receiver {
 }
 
 async function put(h: History, r: Receiver, text: string, delay: number, ttl?: number): Promise<void> {
-  await h.record(r.who, { kind: "put", text, visibility: delay, ttl }, () => r.q.sendMessage(text, { visibilityTimeout: delay, messageTimeToLive: ttl }), (e, res) => {
-    e.status = res._response.status;
-    e.date = time(res.date);
-    e.id = res.messageId;
-    e.newReceipt = res.popReceipt;
-    e.tnv = time(res.nextVisibleOn);
-    e.expires = time(res.expiresOn);
-  });
+  await h.record(
+    r.who,
+    { kind: "put", text, visibility: delay, ttl },
+    () => r.q.sendMessage(text, { visibilityTimeout: delay, messageTimeToLive: ttl }),
+    (e, res) => {
+      e.status = res._response.status;
+      e.date = time(res.date);
+      e.id = res.messageId;
+      e.newReceipt = res.popReceipt;
+      e.tnv = time(res.nextVisibleOn);
+      e.expires = time(res.expiresOn);
+    },
+  );
 }
 
 async function clear(h: History, r: Receiver): Promise<void> {
-  await h.record(r.who, { kind: "clear" }, () => r.q.clearMessages(), (e, res) => {
-    e.status = res._response.status;
-    e.date = time(res.date);
-  });
+  await h.record(
+    r.who,
+    { kind: "clear" },
+    () => r.q.clearMessages(),
+    (e, res) => {
+      e.status = res._response.status;
+      e.date = time(res.date);
+    },
+  );
 }
 
 async function get(h: History, r: Receiver, n: number, visibility: number): Promise<void> {
-  await h.record(r.who, { kind: "get", n, visibility }, () => r.q.receiveMessages({ numberOfMessages: n, visibilityTimeout: visibility }), (e, res) => {
-    e.status = res._response.status;
-    e.date = time(res.date);
-    e.delivered = res.receivedMessageItems.map((m) => ({
-      id: m.messageId,
-      receipt: m.popReceipt,
-      tnv: time(m.nextVisibleOn) ?? NaN,
-      expires: time(m.expiresOn),
-      count: m.dequeueCount,
-      text: m.messageText,
-    }));
-    for (const m of e.delivered) {
-      const had = r.held.findIndex((x) => x.id === m.id);
-      if (had >= 0) r.superseded.push(...r.held.splice(had, 1));
-      r.held.push({ id: m.id, receipt: m.receipt });
-    }
-  });
+  await h.record(
+    r.who,
+    { kind: "get", n, visibility },
+    () => r.q.receiveMessages({ numberOfMessages: n, visibilityTimeout: visibility }),
+    (e, res) => {
+      e.status = res._response.status;
+      e.date = time(res.date);
+      e.delivered = res.receivedMessageItems.map((m) => ({
+        id: m.messageId,
+        receipt: m.popReceipt,
+        tnv: time(m.nextVisibleOn) ?? NaN,
+        expires: time(m.expiresOn),
+        count: m.dequeueCount,
+        text: m.messageText,
+      }));
+      for (const m of e.delivered) {
+        const had = r.held.findIndex((x) => x.id === m.id);
+        if (had >= 0) r.superseded.push(...r.held.splice(had, 1));
+        r.held.push({ id: m.id, receipt: m.receipt });
+      }
+    },
+  );
 }
 
-async function update(h: History, r: Receiver, target: { id: string; receipt: string }, text: string, visibility: number, stale: boolean): Promise<Event> {
+async function update(
+  h: History,
+  r: Receiver,
+  target: { id: string; receipt: string },
+  text: string,
+  visibility: number,
+  stale: boolean,
+): Promise<Event> {
   return h.record(
     r.who,
     { kind: "update", stale, id: target.id, receipt: target.receipt, text, visibility },
@@ -135,10 +162,15 @@ async function update(h: History, r: Receiver, target: { id: string; receipt: st
 }
 
 async function remove(h: History, r: Receiver, target: { id: string; receipt: string }, stale: boolean): Promise<Event> {
-  return h.record(r.who, { kind: "delete", stale, id: target.id, receipt: target.receipt }, () => r.q.deleteMessage(target.id, target.receipt), (e, res) => {
-    e.status = res._response.status;
-    e.date = time(res.date);
-  });
+  return h.record(
+    r.who,
+    { kind: "delete", stale, id: target.id, receipt: target.receipt },
+    () => r.q.deleteMessage(target.id, target.receipt),
+    (e, res) => {
+      e.status = res._response.status;
+      e.date = time(res.date);
+    },
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -157,7 +189,8 @@ async function runReceiver(h: History, r: Receiver, steps: Step[], index: number
       await get(h, r, 1, 2);
       continue;
     }
-    const stale = s.kind !== "stale" ? [] : s.of === "deleted" && r.deleted.length > 0 ? r.deleted : r.superseded.length > 0 ? r.superseded : r.deleted;
+    const stale =
+      s.kind !== "stale" ? [] : s.of === "deleted" && r.deleted.length > 0 ? r.deleted : r.superseded.length > 0 ? r.superseded : r.deleted;
     if (s.kind === "stale" && stale.length === 0) {
       await get(h, r, 1, 2);
       continue;
@@ -215,7 +248,13 @@ async function runReceiver(h: History, r: Receiver, steps: Step[], index: number
 }
 
 /** A receiver with a client of its own on the queue named `queue`. */
-export const newReceiver = (t: RowContext, queue: string, who: string): Receiver => ({ who, q: t.clients.queue().getQueueClient(queue), held: [], superseded: [], deleted: [] });
+export const newReceiver = (t: RowContext, queue: string, who: string): Receiver => ({
+  who,
+  q: t.clients.queue().getQueueClient(queue),
+  held: [],
+  superseded: [],
+  deleted: [],
+});
 
 /** R1's steps before the receivers start. */
 export async function prelude(t: RowContext, h: History, r1: Receiver): Promise<void> {
@@ -243,14 +282,23 @@ export async function runReceivers(t: RowContext, h: History, receivers: Receive
   const start = performance.now();
   await Promise.all(receivers.map((r, i) => runReceiver(h, r, steps[i], i, start)));
   const lost = h.unanswered();
-  if (lost) throw new RowSignal("INCONCLUSIVE", `an operation went unanswered (${lost.who} ${lost.kind}: ${lost.fault}): its effect is unknown, the history cannot be judged`);
+  if (lost)
+    throw new RowSignal(
+      "INCONCLUSIVE",
+      `an operation went unanswered (${lost.who} ${lost.kind}: ${lost.fault}): its effect is unknown, the history cannot be judged`,
+    );
 }
 
 /**
  * The drain, after the receivers (`answered`: their answered operations):
  * the IDs it received, and the Date of its last receive.
  */
-export async function drain(t: RowContext, h: History, queue: string, answered: Event[]): Promise<{ received: Set<string>; lastDate: number | undefined }> {
+export async function drain(
+  t: RowContext,
+  h: History,
+  queue: string,
+  answered: Event[],
+): Promise<{ received: Set<string>; lastDate: number | undefined }> {
   t.step("drain: receive what becomes visible until the server's clock is past every window, then everything");
   const drainer = newReceiver(t, queue, "drain");
   // Past every TimeNextVisible given, but not past what the windows asked for: a target answering
@@ -261,7 +309,8 @@ export async function drain(t: RowContext, h: History, queue: string, answered: 
   const deletedIds = new Set(h.events.filter((e) => e.kind === "delete" && ok(e)).map((e) => e.id!));
   const clears = h.events.filter((e) => e.kind === "clear" && ok(e));
   // Awaited: neither deleted, cleared nor put to expire.
-  const awaited = () => puts.filter((p) => !received.has(p.id!) && !deletedIds.has(p.id!) && p.ttl === undefined && !clears.some((c) => c.call > p.ret)).length;
+  const awaited = () =>
+    puts.filter((p) => !received.has(p.id!) && !deletedIds.has(p.id!) && p.ttl === undefined && !clears.some((c) => c.call > p.ret)).length;
   let lastDate: number | undefined;
   // A bound on local time only, so a target whose clock stalls still gets a verdict.
   const giveUp = Date.now() + 20_000;
@@ -269,7 +318,7 @@ export async function drain(t: RowContext, h: History, queue: string, answered: 
   // that ended early shows). Past them, until an empty answer; while a message never deleted is still
   // missing, a few more (a distributed service may answer a receive with fewer messages than are
   // visible). No verdict rests on the count.
-  for (let past = 0, empty = 0; past < 20 && empty < (awaited() > 0 ? 3 : 1); ) {
+  for (let past = 0, empty = 0; past < 20 && empty < (awaited() > 0 ? 3 : 1);) {
     const before = h.events.length;
     await get(h, drainer, 32, DRAIN_VISIBILITY_S);
     const lost = h.unanswered();

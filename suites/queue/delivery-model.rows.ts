@@ -54,13 +54,19 @@ async function deliveryModel(t: RowContext): Promise<void> {
   if (violations.length === 0) return expectAnswersAsAsked(h.events, puts, replayCommand(t, seed));
   // The highest-ranked invariant is the signature; ties go to the first message put.
   const worst = violations.reduce((a, v) => (v.rank < a.rank ? v : a));
-  t.note("violations", violations.map((v) => `${v.id}: ${v.signature}`));
-  fail(`${worst.signature}\n${worst.explanation}\n${violations.length > 1 ? `(${violations.length} messages broke an invariant; shown: the highest-ranked)\n` : ""}replay: ${replayCommand(t, seed)}`, { got: worst.invariant ?? "unexplained" });
+  t.note(
+    "violations",
+    violations.map((v) => `${v.id}: ${v.signature}`),
+  );
+  fail(
+    `${worst.signature}\n${worst.explanation}\n${violations.length > 1 ? `(${violations.length} messages broke an invariant; shown: the highest-ranked)\n` : ""}replay: ${replayCommand(t, seed)}`,
+    { got: worst.invariant ?? "unexplained" },
+  );
 }
 
 /** What the history holds, in the row's notes. */
 function noteHistory(t: RowContext, events: Event[], puts: Event[], received: Set<string>): void {
-  const deliveries = events.flatMap((e) => (e.who !== "drain" ? e.delivered ?? [] : []));
+  const deliveries = events.flatMap((e) => (e.who !== "drain" ? (e.delivered ?? []) : []));
   const staleOps = events.filter((e) => e.stale);
   t.note("operations", events.length);
   t.note("messages", puts.length);

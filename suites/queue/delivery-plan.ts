@@ -20,7 +20,28 @@ export type Step =
  * What each receiver does, in an order drawn from the seed: every kind in
  * every run (a plain weighted draw leaves some runs with no delete at all).
  */
-const BAG: Step["kind"][] = ["put", "get", "get", "get", "get", "get", "get", "update", "update", "update", "delete", "delete", "delete", "stale", "stale", "stale", "wait", "wait", "wait", "wait"];
+const BAG: Step["kind"][] = [
+  "put",
+  "get",
+  "get",
+  "get",
+  "get",
+  "get",
+  "get",
+  "update",
+  "update",
+  "update",
+  "delete",
+  "delete",
+  "delete",
+  "stale",
+  "stale",
+  "stale",
+  "wait",
+  "wait",
+  "wait",
+  "wait",
+];
 
 /** Times to live of a few seconds, so messages expire during the row (longer than any initial visibility timeout: catalogue Q, visibility-below-ttl). */
 export const TTLS = [4, 6];
@@ -40,7 +61,10 @@ const params = fc.record({
 });
 
 const receiverPlan: fc.Arbitrary<Step[]> = fc
-  .tuple(fc.shuffledSubarray(BAG, { minLength: BAG.length, maxLength: BAG.length }), fc.array(params, { minLength: BAG.length, maxLength: BAG.length }))
+  .tuple(
+    fc.shuffledSubarray(BAG, { minLength: BAG.length, maxLength: BAG.length }),
+    fc.array(params, { minLength: BAG.length, maxLength: BAG.length }),
+  )
   .map(([kinds, ps]) =>
     kinds.map((kind, i): Step => {
       const p = ps[i];

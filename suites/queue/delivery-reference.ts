@@ -50,17 +50,61 @@ export interface MsgOutput {
 
 /** Each relaxation drops one documented rule; the first that explains a failing history names the broken invariant. */
 export const RELAXATIONS = [
-  { relax: "dup", signature: "a message was delivered to two receivers within one visibility window", rule: "one dequeue (one DequeueCount) was handed out twice" },
-  { relax: "window", signature: "a message was delivered before the TimeNextVisible it was last given", rule: "a delivery's Date is more than 1 s before the TimeNextVisible the message was last given (by Put, Get or Update Message)" },
-  { relax: "stale", signature: "a stale pop receipt deleted or updated a message", rule: "Delete / Update Message succeeded with a receipt that was no longer the message's current one" },
-  { relax: "deleted", signature: "a deleted message came back", rule: "a message was delivered (or updated) after a Delete Message succeeded" },
-  { relax: "cleared", signature: "a message came back after Clear Messages", rule: "a message put before Clear Messages (visible or not) was delivered, updated or deleted after it" },
-  { relax: "expired", signature: "a message was delivered, updated or deleted after its ExpirationTime", rule: "an answer dated more than 1 s past the message's ExpirationTime (Put Message's) delivered it or let its receipt act" },
-  { relax: "expires", signature: "a delivery's ExpirationTime is not the one Put Message gave", rule: "Get Messages reported another ExpirationTime than the Put Message answer" },
-  { relax: "count", signature: "a delivery's DequeueCount is not the previous one + 1", rule: "DequeueCount did not grow by exactly one per delivery" },
-  { relax: "text", signature: "a delivered message's text is not the last successfully updated one", rule: "a delivery carried another text than the put's or the last successful update's" },
-  { relax: "absent", signature: "an undeleted message did not come back after its visibility timeout", rule: "the drain did not receive a message that was never deleted, its TimeNextVisible long past" },
-  { relax: "current", signature: "Delete / Update Message refused the message's current pop receipt", rule: "an operation with the current receipt was refused" },
+  {
+    relax: "dup",
+    signature: "a message was delivered to two receivers within one visibility window",
+    rule: "one dequeue (one DequeueCount) was handed out twice",
+  },
+  {
+    relax: "window",
+    signature: "a message was delivered before the TimeNextVisible it was last given",
+    rule: "a delivery's Date is more than 1 s before the TimeNextVisible the message was last given (by Put, Get or Update Message)",
+  },
+  {
+    relax: "stale",
+    signature: "a stale pop receipt deleted or updated a message",
+    rule: "Delete / Update Message succeeded with a receipt that was no longer the message's current one",
+  },
+  {
+    relax: "deleted",
+    signature: "a deleted message came back",
+    rule: "a message was delivered (or updated) after a Delete Message succeeded",
+  },
+  {
+    relax: "cleared",
+    signature: "a message came back after Clear Messages",
+    rule: "a message put before Clear Messages (visible or not) was delivered, updated or deleted after it",
+  },
+  {
+    relax: "expired",
+    signature: "a message was delivered, updated or deleted after its ExpirationTime",
+    rule: "an answer dated more than 1 s past the message's ExpirationTime (Put Message's) delivered it or let its receipt act",
+  },
+  {
+    relax: "expires",
+    signature: "a delivery's ExpirationTime is not the one Put Message gave",
+    rule: "Get Messages reported another ExpirationTime than the Put Message answer",
+  },
+  {
+    relax: "count",
+    signature: "a delivery's DequeueCount is not the previous one + 1",
+    rule: "DequeueCount did not grow by exactly one per delivery",
+  },
+  {
+    relax: "text",
+    signature: "a delivered message's text is not the last successfully updated one",
+    rule: "a delivery carried another text than the put's or the last successful update's",
+  },
+  {
+    relax: "absent",
+    signature: "an undeleted message did not come back after its visibility timeout",
+    rule: "the drain did not receive a message that was never deleted, its TimeNextVisible long past",
+  },
+  {
+    relax: "current",
+    signature: "Delete / Update Message refused the message's current pop receipt",
+    rule: "an operation with the current receipt was refused",
+  },
 ] as const;
 export type Relax = (typeof RELAXATIONS)[number]["relax"];
 export const UNEXPLAINED = "the deliveries of a message cannot be explained by the documented behaviour";
@@ -75,7 +119,8 @@ export function messageModel(init: MsgState, relax: ReadonlySet<Relax>): Model<M
       // Past its ExpirationTime for sure by the answer's Date (1 s of granularity allowed)...
       const expired = () => s.expiresAt !== undefined && o.date !== undefined && o.date >= s.expiresAt + SLACK_MS;
       // ...or possibly, `leadMs` after the answer's Date.
-      const mayHaveExpired = (leadMs: number) => s.expiresAt !== undefined && o.date !== undefined && o.date + leadMs >= s.expiresAt - SLACK_MS;
+      const mayHaveExpired = (leadMs: number) =>
+        s.expiresAt !== undefined && o.date !== undefined && o.date + leadMs >= s.expiresAt - SLACK_MS;
       switch (input.op) {
         case "get": {
           if (s.exists === false) return no;
@@ -120,4 +165,3 @@ export function messageModel(init: MsgState, relax: ReadonlySet<Relax>): Model<M
     },
   };
 }
-

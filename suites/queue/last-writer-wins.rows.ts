@@ -54,8 +54,15 @@ const rows: RowDef[] = [
       t.step("writer B (another client)");
       await b.setMetadata({ writer: "b" });
       expectEqual("metadata read by A after both writes", (await a.getProperties()).metadata, { writer: "b" });
-      const outcome = await withStaleIfMatch(t, "Set Queue Metadata", { method: "PUT", path: `/${a.name}`, query: { comp: "metadata" }, headers: { "x-ms-meta-writer": "raw" } });
-      expectEqual(`metadata after Set Queue Metadata with a stale If-Match (${outcome})`, (await b.getProperties()).metadata, { writer: outcome === "ignored" ? "raw" : "b" });
+      const outcome = await withStaleIfMatch(t, "Set Queue Metadata", {
+        method: "PUT",
+        path: `/${a.name}`,
+        query: { comp: "metadata" },
+        headers: { "x-ms-meta-writer": "raw" },
+      });
+      expectEqual(`metadata after Set Queue Metadata with a stale If-Match (${outcome})`, (await b.getProperties()).metadata, {
+        writer: outcome === "ignored" ? "raw" : "b",
+      });
     },
   },
   {
@@ -79,12 +86,15 @@ const rows: RowDef[] = [
         headers: { "content-type": "application/xml" },
         body: `<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers><SignedIdentifier><Id>writer-raw</Id><AccessPolicy><Permission>p</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>`,
       });
-      expectEqual(`ACL after Set Queue ACL with a stale If-Match (${outcome})`, await aclIds(b), [outcome === "ignored" ? "writer-raw" : "writer-b"]);
+      expectEqual(`ACL after Set Queue ACL with a stale If-Match (${outcome})`, await aclIds(b), [
+        outcome === "ignored" ? "writer-raw" : "writer-b",
+      ]);
     },
   },
   {
     id: "queue/service-properties/last-writer-wins",
-    title: "Set Queue Service Properties: two unconditional writers, the last one's value is read; a stale If-Match is not evaluated (account-wide: restored)",
+    title:
+      "Set Queue Service Properties: two unconditional writers, the last one's value is read; a stale If-Match is not evaluated (account-wide: restored)",
     level: "doc",
     source: queueSource("Set Queue Service Properties; seed: last writer wins for SetQueueServiceProperties"),
     service: "queue",
@@ -95,10 +105,14 @@ const rows: RowDef[] = [
         // Account-wide state: read it first, add only CORS rules for origins that
         // name this run (never used by a browser), restore the exact original.
         const original = await t.raw("queue", { ...SERVICE_PROPERTIES, method: "GET" });
-        if (original.status === 403) preconditionFailed("the credentials may not read the queue service properties (an account key or an account SAS with srt=s is needed)");
+        if (original.status === 403)
+          preconditionFailed(
+            "the credentials may not read the queue service properties (an account key or an account SAS with srt=s is needed)",
+          );
         expectRawStatus("Get Queue Service Properties", original, { status: 200 });
         const existing = (original.body.match(/<CorsRule>/g) ?? []).length;
-        if (existing >= 4) preconditionFailed(`the account already has ${existing} queue CORS rules; this row adds up to 2 of the 5 allowed`);
+        if (existing >= 4)
+          preconditionFailed(`the account already has ${existing} queue CORS rules; this row adds up to 2 of the 5 allowed`);
         const marker = t.name("q");
         const origin = (w: string) => `https://${marker}-${w}.invalid`;
         const a = t.queue;
@@ -107,11 +121,38 @@ const rows: RowDef[] = [
         try {
           const base = await a.getProperties();
           t.step("writer A");
-          await a.setProperties({ ...base, cors: [...(base.cors ?? []), { allowedOrigins: origin("a"), allowedMethods: "GET", allowedHeaders: "x-ms-meta-*", exposedHeaders: "x-ms-meta-*", maxAgeInSeconds: 60 }] });
+          await a.setProperties({
+            ...base,
+            cors: [
+              ...(base.cors ?? []),
+              {
+                allowedOrigins: origin("a"),
+                allowedMethods: "GET",
+                allowedHeaders: "x-ms-meta-*",
+                exposedHeaders: "x-ms-meta-*",
+                maxAgeInSeconds: 60,
+              },
+            ],
+          });
           t.step("writer B (another client), from the same starting point");
-          await b.setProperties({ ...base, cors: [...(base.cors ?? []), { allowedOrigins: origin("b"), allowedMethods: "GET", allowedHeaders: "x-ms-meta-*", exposedHeaders: "x-ms-meta-*", maxAgeInSeconds: 60 }] });
+          await b.setProperties({
+            ...base,
+            cors: [
+              ...(base.cors ?? []),
+              {
+                allowedOrigins: origin("b"),
+                allowedMethods: "GET",
+                allowedHeaders: "x-ms-meta-*",
+                exposedHeaders: "x-ms-meta-*",
+                maxAgeInSeconds: 60,
+              },
+            ],
+          });
           // This row's rules, by writer label (the origins carry the run's names).
-          const ours = (p: QueueServiceProperties) => corsOrigins(p).filter((o) => o.includes(marker)).map((o) => o.slice(`https://${marker}-`.length, -".invalid".length));
+          const ours = (p: QueueServiceProperties) =>
+            corsOrigins(p)
+              .filter((o) => o.includes(marker))
+              .map((o) => o.slice(`https://${marker}-`.length, -".invalid".length));
           const seen = await t.waitFor(
             "writer B's setting read back",
             async () => {
@@ -128,17 +169,26 @@ const rows: RowDef[] = [
             body: withCorsRule(original.body, origin("raw")),
           });
           if (outcome === "ignored") {
-            const after = await t.waitFor("the raw write read back", async () => (ours(await a.getProperties()).includes("raw") ? true : undefined), {
-              timeoutMs: t.target.kind === "live" ? 30_000 : 5_000,
-              intervalMs: 500,
-            });
+            const after = await t.waitFor(
+              "the raw write read back",
+              async () => (ours(await a.getProperties()).includes("raw") ? true : undefined),
+              {
+                timeoutMs: t.target.kind === "live" ? 30_000 : 5_000,
+                intervalMs: 500,
+              },
+            );
             expectTrue("the raw write read back", after);
           } else expectEqual("this row's CORS rules after the refused write", ours(await a.getProperties()), ["b"]);
         } catch (err) {
           failure = err;
         } finally {
           t.step("restore the original service properties");
-          const restored = await t.raw("queue", { ...SERVICE_PROPERTIES, method: "PUT", headers: { "content-type": "application/xml" }, body: original.body });
+          const restored = await t.raw("queue", {
+            ...SERVICE_PROPERTIES,
+            method: "PUT",
+            headers: { "content-type": "application/xml" },
+            body: original.body,
+          });
           if (!failure) expectRawStatus("restoring the original service properties", restored, { status: 202 });
           t.note("restored", restored.status === 202);
         }

@@ -10,7 +10,17 @@ import { preconditionFailed } from "../../fixtures/wire/signals.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
-import { messagesPath, peek, queueClock, queueSource, rawDeleteMessage, rawGetMessages, rawPutMessage, rawUpdateMessage, type WireMessage } from "./queue-kit.ts";
+import {
+  messagesPath,
+  peek,
+  queueClock,
+  queueSource,
+  rawDeleteMessage,
+  rawGetMessages,
+  rawPutMessage,
+  rawUpdateMessage,
+  type WireMessage,
+} from "./queue-kit.ts";
 
 /** The ExpirationTime of a message that never expires (messagettl=-1, 2017-07-29 and later). */
 const NEVER = "Fri, 31 Dec 9999 23:59:59 GMT";
@@ -20,10 +30,15 @@ const GONE = { status: 404, code: "MessageNotFound" };
 const messageTime = (m: WireMessage | undefined, field: "expirationTime" | "timeNextVisible", operation: string) =>
   expectDate(`${operation}: the message's ${field === "expirationTime" ? "ExpirationTime" : "TimeNextVisible"}`, m?.[field]);
 
-
 /** Waits until the server's clock is past `at` (ms) by one second (its granularity). */
 const pastByServerClock = (t: RowContext, q: QueueClient, at: number, what: string) =>
-  t.waitForServerTime(`the server's clock a second past ${what}`, () => queueClock(t, q), (d) => d, at + 1000, { timeoutMs: 30_000, intervalMs: 250 });
+  t.waitForServerTime(
+    `the server's clock a second past ${what}`,
+    () => queueClock(t, q),
+    (d) => d,
+    at + 1000,
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
 
 /** Puts a message with the query given, expecting it enqueued. */
 async function put(t: RowContext, q: QueueClient, query: Record<string, string>): Promise<{ res: RawResponse; message: WireMessage }> {
@@ -41,15 +56,24 @@ async function dequeue(t: RowContext, q: QueueClient, id: string, visibilitytime
 
 /** Neither peeked nor dequeued. */
 async function expectNothingDelivered(t: RowContext, q: QueueClient, when: string): Promise<void> {
-  expectEqual(`messages peeked ${when}`, (await peek(t, q)).map((m) => m.messageId), []);
+  expectEqual(
+    `messages peeked ${when}`,
+    (await peek(t, q)).map((m) => m.messageId),
+    [],
+  );
   const { messages } = await rawGetMessages(t, q, { numofmessages: "32", visibilitytimeout: "30" });
-  expectEqual(`messages dequeued ${when}`, messages.map((m) => m.messageId), []);
+  expectEqual(
+    `messages dequeued ${when}`,
+    messages.map((m) => m.messageId),
+    [],
+  );
 }
 
 const rows: RowDef[] = [
   {
     id: "queue/message-ttl/expires-while-invisible",
-    title: "A message dequeued with a visibility timeout that ends after its expiry never comes back: after the timeout it is neither peeked nor dequeued, and its receipt → 404 MessageNotFound",
+    title:
+      "A message dequeued with a visibility timeout that ends after its expiry never comes back: after the timeout it is neither peeked nor dequeued, and its receipt → 404 MessageNotFound",
     level: "rest",
     source: queueSource("Put Message (messagettl), Get Messages (visibilitytimeout)"),
     service: "queue",
@@ -64,7 +88,11 @@ const rows: RowDef[] = [
       t.step("after the visibility timeout (server clock)");
       await pastByServerClock(t, q, end, "the TimeNextVisible");
       await expectNothingDelivered(t, q, "after the visibility timeout of a message that expired while invisible");
-      expectRawStatus("Delete Message with the receipt of a message that expired while invisible", await rawDeleteMessage(t, q, message.messageId, got.popReceipt!), GONE);
+      expectRawStatus(
+        "Delete Message with the receipt of a message that expired while invisible",
+        await rawDeleteMessage(t, q, message.messageId, got.popReceipt!),
+        GONE,
+      );
     },
   },
   {
@@ -85,9 +113,12 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/put-message/visibility-below-ttl",
-    title: "Put Message with a visibility timeout greater than its time to live: 400 with nothing enqueued, or 201 and the message is never delivered (it expires while invisible); the report shows which, and a timeout equal to the time to live is recorded",
+    title:
+      "Put Message with a visibility timeout greater than its time to live: 400 with nothing enqueued, or 201 and the message is never delivered (it expires while invisible); the report shows which, and a timeout equal to the time to live is recorded",
     level: "disputed",
-    source: queueSource('Put Message (the visibility timeout "should be" smaller than messagettl; disputed: the matching Update Message rule was not enforced live)'),
+    source: queueSource(
+      'Put Message (the visibility timeout "should be" smaller than messagettl; disputed: the matching Update Message rule was not enforced live)',
+    ),
     service: "queue",
     waitSeconds: 5,
     async run(t) {
@@ -95,7 +126,11 @@ const rows: RowDef[] = [
       t.step("Put Message with visibilitytimeout 4 and messagettl 2");
       const { res, message } = await rawPutMessage(t, q, "original", { visibilitytimeout: "4", messagettl: "2" });
       const answer = `${res.status} ${res.errorCode ?? ""}`.trim();
-      expectTrue(`Put Message with visibilitytimeout 4 > messagettl 2: expected 400 or 201, got ${answer}`, res.status === 400 || res.status === 201, { expected: "400 or 201", got: answer });
+      expectTrue(
+        `Put Message with visibilitytimeout 4 > messagettl 2: expected 400 or 201, got ${answer}`,
+        res.status === 400 || res.status === 201,
+        { expected: "400 or 201", got: answer },
+      );
       t.note("disputed", res.status === 400 ? `refused: ${answer}` : "accepted (201): the message expires while invisible");
       t.step("a timeout equal to the time to live (recorded)");
       const equal = await rawPutMessage(t, await t.newQueue(), "equal", { visibilitytimeout: "2", messagettl: "2" });
@@ -109,7 +144,10 @@ const rows: RowDef[] = [
         await expectNothingDelivered(t, q, "after the refused message's visibility timeout");
         return;
       }
-      const [expires, visible] = [messageTime(message, "expirationTime", "Put Message"), messageTime(message, "timeNextVisible", "Put Message")];
+      const [expires, visible] = [
+        messageTime(message, "expirationTime", "Put Message"),
+        messageTime(message, "timeNextVisible", "Put Message"),
+      ];
       t.step("after the message's ExpirationTime and its TimeNextVisible (server clock)");
       await pastByServerClock(t, q, Math.max(expires, visible), "the message's ExpirationTime and TimeNextVisible");
       await expectNothingDelivered(t, q, "after the ExpirationTime of a message put invisible for longer than it lives");
@@ -117,9 +155,12 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/update-message/visibility-beyond-expiry",
-    title: "Update Message with a visibility timeout that ends after the message's ExpirationTime: 400 with the text unchanged once visible, or 204 and the message never comes back (neither peeked nor dequeued after its expiry, its receipt → 404 MessageNotFound); the report shows which",
+    title:
+      "Update Message with a visibility timeout that ends after the message's ExpirationTime: 400 with the text unchanged once visible, or 204 and the message never comes back (neither peeked nor dequeued after its expiry, its receipt → 404 MessageNotFound); the report shows which",
     level: "disputed",
-    source: queueSource("Update Message (the page refuses a visibility timeout ending after the expiry time; disputed: a live trace, Azure/azure-sdk-for-java#105, accepted it with 204)"),
+    source: queueSource(
+      "Update Message (the page refuses a visibility timeout ending after the expiry time; disputed: a live trace, Azure/azure-sdk-for-java#105, accepted it with 204)",
+    ),
     service: "queue",
     waitSeconds: 9,
     async run(t) {
@@ -132,15 +173,24 @@ const rows: RowDef[] = [
       t.step("Update Message with visibilitytimeout 8, past the ExpirationTime");
       const res = await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 8, "updated");
       const answer = `${res.status} ${res.errorCode ?? ""}`.trim();
-      expectTrue(`Update Message with a visibility timeout ending after the ExpirationTime: expected 400 or 204, got ${answer}`, res.status === 400 || res.status === 204, { expected: "400 or 204", got: answer });
+      expectTrue(
+        `Update Message with a visibility timeout ending after the ExpirationTime: expected 400 or 204, got ${answer}`,
+        res.status === 400 || res.status === 204,
+        { expected: "400 or 204", got: answer },
+      );
       t.note("disputed", res.status === 400 ? `refused: ${answer}` : "accepted (204): the message expires while invisible");
       if (res.status === 400) {
         t.step("once visible again (server clock)");
         await pastByServerClock(t, q, messageTime(got, "timeNextVisible", "Get Messages"), "the TimeNextVisible");
         const peeked = await rawGetMessages(t, q, { peekonly: "true", numofmessages: "32" });
         // A load that delays the peek past the message's expiry leaves nothing to read back.
-        if (answerDate(peeked.res, "Peek Messages") >= expires) preconditionFailed("the peek was answered after the message's ExpirationTime (server clock): too late to read its text back");
-        expectEqual("text of the message after the refused Update Message", peeked.messages.find((m) => m.messageId === message.messageId)?.text, "original");
+        if (answerDate(peeked.res, "Peek Messages") >= expires)
+          preconditionFailed("the peek was answered after the message's ExpirationTime (server clock): too late to read its text back");
+        expectEqual(
+          "text of the message after the refused Update Message",
+          peeked.messages.find((m) => m.messageId === message.messageId)?.text,
+          "original",
+        );
         return;
       }
       const receipt = res.headers["x-ms-popreceipt"];
@@ -149,12 +199,17 @@ const rows: RowDef[] = [
       t.step("after the ExpirationTime and the updated TimeNextVisible (server clock)");
       await pastByServerClock(t, q, Math.max(expires, visible), "the message's ExpirationTime and its updated TimeNextVisible");
       await expectNothingDelivered(t, q, "after the expiry of a message updated to stay invisible past it");
-      expectRawStatus("Delete Message with the receipt of the update, after the message expired", await rawDeleteMessage(t, q, message.messageId, receipt!), GONE);
+      expectRawStatus(
+        "Delete Message with the receipt of the update, after the message expired",
+        await rawDeleteMessage(t, q, message.messageId, receipt!),
+        GONE,
+      );
     },
   },
   {
     id: "queue/clear-messages/includes-invisible",
-    title: "Clear Messages also removes dequeued (invisible) messages: the holder's Update and Delete with its receipt → 404 MessageNotFound, and nothing comes back after the visibility timeout",
+    title:
+      "Clear Messages also removes dequeued (invisible) messages: the holder's Update and Delete with its receipt → 404 MessageNotFound, and nothing comes back after the visibility timeout",
     level: "rest",
     source: queueSource("Clear Messages, Get Messages (visibilitytimeout)"),
     service: "queue",
@@ -167,8 +222,16 @@ const rows: RowDef[] = [
       t.step("Clear Messages");
       expectRawStatus("Clear Messages", await t.raw("queue", { method: "DELETE", path: messagesPath(q) }), { status: 204 });
       t.step("the holder's receipt after Clear Messages");
-      expectRawStatus("Update Message with the holder's receipt after Clear Messages", await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 3, "updated"), GONE);
-      expectRawStatus("Delete Message with the holder's receipt after Clear Messages", await rawDeleteMessage(t, q, message.messageId, got.popReceipt!), GONE);
+      expectRawStatus(
+        "Update Message with the holder's receipt after Clear Messages",
+        await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 3, "updated"),
+        GONE,
+      );
+      expectRawStatus(
+        "Delete Message with the holder's receipt after Clear Messages",
+        await rawDeleteMessage(t, q, message.messageId, got.popReceipt!),
+        GONE,
+      );
       t.step("after the visibility timeout (server clock)");
       await pastByServerClock(t, q, messageTime(got, "timeNextVisible", "Get Messages"), "the TimeNextVisible");
       await expectNothingDelivered(t, q, "after Clear Messages and the visibility timeout");
@@ -187,7 +250,11 @@ const rows: RowDef[] = [
       const got = await dequeue(t, q, message.messageId, 30);
       expectEqual("DequeueCount of the first delivery", got.dequeueCount, 1);
       t.step("Update Message with visibilitytimeout 0 (visible at once)");
-      expectRawStatus("Update Message with the current receipt", await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 0, "updated"), { status: 204 });
+      expectRawStatus(
+        "Update Message with the current receipt",
+        await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 0, "updated"),
+        { status: 204 },
+      );
       t.step("peek, then dequeue again");
       const seen = (await peek(t, q)).find((m) => m.messageId === message.messageId);
       expectEqual("text and DequeueCount on Peek after Update Message", [seen?.text, seen?.dequeueCount], ["updated", 1]);

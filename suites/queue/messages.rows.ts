@@ -2,7 +2,16 @@
 // delivery to one receiver at a time. The queue service has no optimistic or
 // pessimistic concurrency: the pop receipt and the visibility timeout are the
 // only guards, so each claim is checked on the wire and by reading back.
-import { expectEqual, expectNoEtag, expectNotEvaluated, expectRawStatus, expectSent, expectSucceeds, expectTrue, type Refusal } from "../../fixtures/harness/assert.ts";
+import {
+  expectEqual,
+  expectNoEtag,
+  expectNotEvaluated,
+  expectRawStatus,
+  expectSent,
+  expectSucceeds,
+  expectTrue,
+  type Refusal,
+} from "../../fixtures/harness/assert.ts";
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
@@ -26,7 +35,8 @@ import {
 const rows: RowDef[] = [
   {
     id: "queue/get-messages/pop-receipt",
-    title: "A dequeued message comes with a pop receipt, TimeNextVisible and DequeueCount; a peeked one with neither receipt nor TimeNextVisible",
+    title:
+      "A dequeued message comes with a pop receipt, TimeNextVisible and DequeueCount; a peeked one with neither receipt nor TimeNextVisible",
     level: "doc",
     source: queueSource("Get Messages, Peek Messages"),
     service: "queue",
@@ -34,13 +44,21 @@ const rows: RowDef[] = [
       const { q, id } = await queueWithMessage(t);
       t.step("peek");
       const peeked = await peek(t, q);
-      expectEqual("peeked messages", peeked.map((m) => m.messageId), [id]);
+      expectEqual(
+        "peeked messages",
+        peeked.map((m) => m.messageId),
+        [id],
+      );
       expectTrue("Peek Messages returned a pop receipt", peeked[0].popReceipt === undefined);
       expectTrue("Peek Messages returned a TimeNextVisible", peeked[0].timeNextVisible === undefined);
       t.step("get");
       const { res, messages } = await rawGetMessages(t, q, { visibilitytimeout: String(HOLD_S) });
       expectEqual("Get Messages status", res.status, 200);
-      expectEqual("dequeued messages", messages.map((m) => m.messageId), [id]);
+      expectEqual(
+        "dequeued messages",
+        messages.map((m) => m.messageId),
+        [id],
+      );
       const m = messages[0];
       expectTrue("Get Messages returned no pop receipt", !!m.popReceipt);
       expectTrue("Get Messages returned no TimeNextVisible", !!m.timeNextVisible && !Number.isNaN(Date.parse(m.timeNextVisible)));
@@ -61,7 +79,11 @@ const rows: RowDef[] = [
       const { q, id } = await queueWithMessage(t);
       t.step("dequeue with visibilitytimeout = 1 s");
       const first = (await q.receiveMessages({ visibilityTimeout: 1 })).receivedMessageItems;
-      expectEqual("dequeued messages", first.map((m) => m.messageId), [id]);
+      expectEqual(
+        "dequeued messages",
+        first.map((m) => m.messageId),
+        [id],
+      );
       t.step("poll until it is delivered again");
       const again = await receiveAgain(t, q, id, "the dequeued message delivered again after its visibility timeout");
       expectEqual("text of the redelivered message", again.messageText, "original");
@@ -77,11 +99,23 @@ const rows: RowDef[] = [
       const { q, id } = await queueWithMessage(t);
       t.step("receiver A dequeues");
       const got = (await q.receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems;
-      expectEqual("messages received by A", got.map((m) => m.messageId), [id]);
+      expectEqual(
+        "messages received by A",
+        got.map((m) => m.messageId),
+        [id],
+      );
       t.step("receiver B (another client) tries");
       const b = otherClient(t, q);
-      expectEqual("messages received by B while A's timeout runs", (await b.receiveMessages({ numberOfMessages: 32, visibilityTimeout: HOLD_S })).receivedMessageItems.map((m) => m.messageId), []);
-      expectEqual("messages peeked by B while A's timeout runs", (await b.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((m) => m.messageId), []);
+      expectEqual(
+        "messages received by B while A's timeout runs",
+        (await b.receiveMessages({ numberOfMessages: 32, visibilityTimeout: HOLD_S })).receivedMessageItems.map((m) => m.messageId),
+        [],
+      );
+      expectEqual(
+        "messages peeked by B while A's timeout runs",
+        (await b.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((m) => m.messageId),
+        [],
+      );
       t.step("the message still exists: A deletes it with its receipt");
       expectEqual("approximate message count while invisible", (await b.getProperties()).approximateMessagesCount, 1);
       await expectSucceeds("Delete Message by A", q.deleteMessage(id, got[0].popReceipt));
@@ -98,7 +132,11 @@ const rows: RowDef[] = [
       const timeout = HOLD_S;
       const { res, messages } = await rawGetMessages(t, q, { visibilitytimeout: String(timeout) });
       expectEqual("Get Messages status", res.status, 200);
-      expectEqual("dequeued messages", messages.map((m) => m.messageId), [id]);
+      expectEqual(
+        "dequeued messages",
+        messages.map((m) => m.messageId),
+        [id],
+      );
       const date = res.headers["date"];
       expectTrue("Get Messages: no Date header", !!date);
       const tnv = messages[0].timeNextVisible;
@@ -110,7 +148,8 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/delete-message/requires-pop-receipt",
-    title: "Delete Message: current receipt → deleted; a stale receipt (superseded by an update or a later dequeue) → refused and the message stays; a malformed one → 400",
+    title:
+      "Delete Message: current receipt → deleted; a stale receipt (superseded by an update or a later dequeue) → refused and the message stays; a malformed one → 400",
     level: "doc",
     source: queueSource("Delete Message (stale receipt → 404 MessageNotFound, per the reference and live captures)"),
     service: "queue",
@@ -128,15 +167,25 @@ const rows: RowDef[] = [
       expectEqual("visible messages after the refused delete", await visibleIds(t, q), [id]);
 
       t.step("Delete Message with a malformed receipt");
-      const malformed = await t.raw("queue", { method: "DELETE", path: `${messagesPath(q)}/${id}`, query: { popreceipt: "not-a-receipt" } });
+      const malformed = await t.raw("queue", {
+        method: "DELETE",
+        path: `${messagesPath(q)}/${id}`,
+        query: { popreceipt: "not-a-receipt" },
+      });
       expectRawStatus("Delete Message with a malformed receipt", malformed, { status: 400 });
       t.note("malformed receipt", `${malformed.status} ${malformed.errorCode ?? ""}`.trim());
       const still = await peek(t, q);
-      expectEqual("visible messages after the malformed delete", still.map((m) => m.messageId), [id]);
+      expectEqual(
+        "visible messages after the malformed delete",
+        still.map((m) => m.messageId),
+        [id],
+      );
       expectEqual("text after the refused deletes", still[0].text, "updated");
 
       t.step("a later dequeue supersedes the update's receipt");
-      const r3 = (await otherClient(t, q).receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems.find((m) => m.messageId === id)?.popReceipt;
+      const r3 = (await otherClient(t, q).receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems.find(
+        (m) => m.messageId === id,
+      )?.popReceipt;
       expectTrue("the message was not delivered to the second receiver", !!r3);
       stale.push(await staleReceiptRefused("Delete Message, receipt superseded by a later dequeue", q.deleteMessage(id, r2)));
       expectEqual("approximate message count after the refused delete", (await q.getProperties()).approximateMessagesCount, 1);
@@ -145,12 +194,16 @@ const rows: RowDef[] = [
       await expectSucceeds("Delete Message with the current receipt", q.deleteMessage(id, r3!));
       expectEqual("approximate message count after the delete", (await q.getProperties()).approximateMessagesCount, 0);
       expectEqual("visible messages after the delete", await visibleIds(t, q), []);
-      t.note("refusals", stale.map(([what, r]) => `${what}: ${r.status} ${r.code ?? ""}`.trim()));
+      t.note(
+        "refusals",
+        stale.map(([what, r]) => `${what}: ${r.status} ${r.code ?? ""}`.trim()),
+      );
     },
   },
   {
     id: "queue/delete-message/requires-pop-receipt/stale-receipt-code",
-    title: "A stale pop receipt (superseded by Update Message or a later dequeue) on Delete Message and Update Message is refused with 404 MessageNotFound, the message unchanged",
+    title:
+      "A stale pop receipt (superseded by Update Message or a later dequeue) on Delete Message and Update Message is refused with 404 MessageNotFound, the message unchanged",
     level: "rest",
     source: queueSource("Delete Message, Update Message (stale receipt → 404 MessageNotFound, per the reference and live captures)"),
     service: "queue",
@@ -161,10 +214,15 @@ const rows: RowDef[] = [
       const r2 = (await q.updateMessage(id, r1, "updated", HOLD_S)).popReceipt!;
       t.step("a later dequeue supersedes the update's receipt");
       await q.updateMessage(id, r2, "updated", 0);
-      const r3 = (await otherClient(t, q).receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems.find((m) => m.messageId === id)?.popReceipt;
+      const r3 = (await otherClient(t, q).receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems.find(
+        (m) => m.messageId === id,
+      )?.popReceipt;
       expectTrue("the message was not delivered to the second receiver", !!r3);
       const stale: [string, Refusal][] = [];
-      for (const [label, old] of [["the receipt superseded by Update Message", r1], ["the receipt superseded by a later dequeue", r2]] as const) {
+      for (const [label, old] of [
+        ["the receipt superseded by Update Message", r1],
+        ["the receipt superseded by a later dequeue", r2],
+      ] as const) {
         t.step(`Delete Message and Update Message with ${label}`);
         stale.push(await staleReceiptRefused(`Delete Message with ${label}`, q.deleteMessage(id, old)));
         stale.push(await staleReceiptRefused(`Update Message with ${label}`, q.updateMessage(id, old, "stale", 0)));
@@ -172,13 +230,18 @@ const rows: RowDef[] = [
       t.step("the message is unchanged: the current receipt still updates it");
       expectEqual("approximate message count after the refused requests", (await q.getProperties()).approximateMessagesCount, 1);
       await expectSucceeds("Update Message with the current receipt", q.updateMessage(id, r3!, "current", 0));
-      expectEqual("text after the update with the current receipt", (await peek(t, q)).map((m) => m.text), ["current"]);
+      expectEqual(
+        "text after the update with the current receipt",
+        (await peek(t, q)).map((m) => m.text),
+        ["current"],
+      );
       await expectStaleReceiptRefusals(stale);
     },
   },
   {
     id: "queue/update-message/last-writer-wins",
-    title: "Update Message checks only the receipt: it returns a new receipt, the old one stops working, the last update's text is what is read",
+    title:
+      "Update Message checks only the receipt: it returns a new receipt, the old one stops working, the last update's text is what is read",
     level: "doc",
     source: queueSource("Update Message (stale receipt → 404 MessageNotFound); seed: last writer wins for UpdateMessage"),
     service: "queue",
@@ -192,13 +255,24 @@ const rows: RowDef[] = [
       const b = otherClient(t, q);
       const r3 = (await expectSucceeds("Update Message by B", b.updateMessage(id, r2, "from B", 0))).popReceipt!;
       expectTrue("Update Message returned no new receipt", !!r3 && r3 !== r2);
-      expectEqual("text after B's update", (await peek(t, q)).map((m) => m.text), ["from B"]);
+      expectEqual(
+        "text after B's update",
+        (await peek(t, q)).map((m) => m.text),
+        ["from B"],
+      );
 
       t.step("the superseded receipts stop working");
       const stale: [string, Refusal][] = [];
-      for (const [label, old] of [["the first receipt", r1], ["A's receipt", r2]] as const) {
+      for (const [label, old] of [
+        ["the first receipt", r1],
+        ["A's receipt", r2],
+      ] as const) {
         stale.push(await staleReceiptRefused(`Update Message with ${label}`, q.updateMessage(id, old, "stale", 0)));
-        expectEqual(`text after the update with ${label}`, (await peek(t, q)).map((m) => m.text), ["from B"]);
+        expectEqual(
+          `text after the update with ${label}`,
+          (await peek(t, q)).map((m) => m.text),
+          ["from B"],
+        );
       }
 
       t.step("a stale If-Match is not evaluated (raw)");
@@ -212,8 +286,15 @@ const rows: RowDef[] = [
       expectSent("Update Message", currentEvidence()!.exchanges.at(-1)!.requestHeaders, "If-Match");
       const outcome = expectNotEvaluated("Update Message with a stale If-Match", res.status);
       t.note("Update Message with a stale If-Match", outcome);
-      expectEqual(`text after Update Message with a stale If-Match (${outcome})`, (await peek(t, q)).map((m) => m.text), [outcome === "ignored" ? "raw" : "from B"]);
-      t.note("refusals", stale.map(([what, r]) => `${what}: ${r.status} ${r.code ?? ""}`.trim()));
+      expectEqual(
+        `text after Update Message with a stale If-Match (${outcome})`,
+        (await peek(t, q)).map((m) => m.text),
+        [outcome === "ignored" ? "raw" : "from B"],
+      );
+      t.note(
+        "refusals",
+        stale.map(([what, r]) => `${what}: ${r.status} ${r.code ?? ""}`.trim()),
+      );
     },
   },
   {
@@ -225,14 +306,25 @@ const rows: RowDef[] = [
     waitSeconds: 3,
     async run(t) {
       const { q, id } = await queueWithMessage(t);
-      expectEqual("DequeueCount before any dequeue", (await peek(t, q)).map((m) => m.dequeueCount), [0]);
+      expectEqual(
+        "DequeueCount before any dequeue",
+        (await peek(t, q)).map((m) => m.dequeueCount),
+        [0],
+      );
       for (const n of [1, 2, 3]) {
         t.step(`dequeue #${n}`);
-        const got = await t.waitFor(`delivery #${n}`, async () => (await q.receiveMessages({ visibilityTimeout: 1 })).receivedMessageItems.find((m) => m.messageId === id), { timeoutMs: 10_000, intervalMs: 200 });
+        const got = await t.waitFor(
+          `delivery #${n}`,
+          async () => (await q.receiveMessages({ visibilityTimeout: 1 })).receivedMessageItems.find((m) => m.messageId === id),
+          { timeoutMs: 10_000, intervalMs: 200 },
+        );
         expectEqual(`DequeueCount of delivery #${n}`, got.dequeueCount, n);
       }
       t.step("peek after the timeout");
-      const seen = await t.waitFor("the message visible again", async () => (await peek(t, q)).find((m) => m.messageId === id), { timeoutMs: 10_000, intervalMs: 200 });
+      const seen = await t.waitFor("the message visible again", async () => (await peek(t, q)).find((m) => m.messageId === id), {
+        timeoutMs: 10_000,
+        intervalMs: 200,
+      });
       expectEqual("DequeueCount peeked after three deliveries", seen.dequeueCount, 3);
     },
   },
@@ -270,7 +362,11 @@ const rows: RowDef[] = [
       await t.queue.getProperties();
       const exchanges = currentEvidence()!.exchanges;
       const made = new Set(exchanges.map((e) => e.operation));
-      expectEqual("queue operations not exercised", QUEUE_OPERATIONS.filter((o) => !made.has(o)), []);
+      expectEqual(
+        "queue operations not exercised",
+        QUEUE_OPERATIONS.filter((o) => !made.has(o)),
+        [],
+      );
       for (const e of exchanges) expectNoEtag(e.step ?? e.method, e.responseHeaders["etag"]);
     },
   },
@@ -284,7 +380,12 @@ const rows: RowDef[] = [
       const q = await t.newQueue();
       const a = (await q.sendMessage("a")).messageId;
       const b = (await q.sendMessage("b")).messageId;
-      for (const query of [{ visibilitytimeout: "0" }, { visibilitytimeout: "604801" }, { numofmessages: "0" }, { numofmessages: "33" }] as Record<string, string>[]) {
+      for (const query of [
+        { visibilitytimeout: "0" },
+        { visibilitytimeout: "604801" },
+        { numofmessages: "0" },
+        { numofmessages: "33" },
+      ] as Record<string, string>[]) {
         const [k, v] = Object.entries(query)[0];
         t.step(`Get Messages ${k}=${v}`);
         const { res } = await rawGetMessages(t, q, query);
@@ -293,7 +394,11 @@ const rows: RowDef[] = [
       t.step("nothing was dequeued by the refused requests");
       const after = await peek(t, q);
       expectEqual("visible messages after the refused requests", after.map((m) => m.messageId).sort(), [a, b].sort());
-      expectEqual("DequeueCounts after the refused requests", after.map((m) => m.dequeueCount), [0, 0]);
+      expectEqual(
+        "DequeueCounts after the refused requests",
+        after.map((m) => m.dequeueCount),
+        [0, 0],
+      );
       t.step("Get Messages numofmessages=1 visibilitytimeout=1");
       const one = await rawGetMessages(t, q, { numofmessages: "1", visibilitytimeout: "1" });
       expectEqual("Get Messages numofmessages=1 visibilitytimeout=1 status", one.res.status, 200);
@@ -301,7 +406,10 @@ const rows: RowDef[] = [
       t.step("Get Messages numofmessages=32 visibilitytimeout=604800");
       const all = await rawGetMessages(t, q, { numofmessages: "32", visibilitytimeout: "604800" });
       expectEqual("Get Messages numofmessages=32 visibilitytimeout=604800 status", all.res.status, 200);
-      expectTrue("numofmessages=32 did not return the remaining message", all.messages.some((m) => m.messageId !== one.messages[0].messageId));
+      expectTrue(
+        "numofmessages=32 did not return the remaining message",
+        all.messages.some((m) => m.messageId !== one.messages[0].messageId),
+      );
     },
   },
   {
@@ -328,7 +436,7 @@ const rows: RowDef[] = [
         Array.from({ length: RECEIVERS }, async (_, receiver) => {
           const client = t.clients.queue().getQueueClient(q.name);
           // Bounded, so a target that keeps redelivering still gives a verdict.
-          for (let empty = 0; empty < 2 && deliveries.length < MESSAGES * 2; ) {
+          for (let empty = 0; empty < 2 && deliveries.length < MESSAGES * 2;) {
             const got = (await client.receiveMessages({ numberOfMessages: 4, visibilityTimeout: WINDOW_S })).receivedMessageItems;
             if (got.length === 0) empty++;
             else empty = 0;
@@ -337,7 +445,8 @@ const rows: RowDef[] = [
         }),
       );
       const elapsed = (Date.now() - started) / 1000;
-      if (elapsed > WINDOW_S * 0.8) preconditionFailed(`the race took ${Math.round(elapsed)} s, too close to the ${WINDOW_S} s window to judge redelivery`);
+      if (elapsed > WINDOW_S * 0.8)
+        preconditionFailed(`the race took ${Math.round(elapsed)} s, too close to the ${WINDOW_S} s window to judge redelivery`);
       const perMessage = new Map<string, number>();
       for (const d of deliveries) perMessage.set(d.id, (perMessage.get(d.id) ?? 0) + 1);
       const twice = [...perMessage.values()].filter((n) => n > 1).length;
@@ -350,7 +459,10 @@ const rows: RowDef[] = [
       expectTrue("a message was delivered to more than one receiver within its visibility window", twice === 0);
       expectTrue("a message was never delivered", lost === 0);
       expectTrue("more deliveries than messages", deliveries.length === MESSAGES);
-      expectTrue("the approximate message count is not the number sent (nothing was deleted)", (await q.getProperties()).approximateMessagesCount === MESSAGES);
+      expectTrue(
+        "the approximate message count is not the number sent (nothing was deleted)",
+        (await q.getProperties()).approximateMessagesCount === MESSAGES,
+      );
     },
   },
 ];

@@ -9,7 +9,6 @@ import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
 
 export const queueSource = (rest: string) => `seed: queue section; REST: ${rest}`;
 
-
 export interface WireMessage {
   messageId: string;
   popReceipt?: string;
@@ -39,19 +38,35 @@ export function parseMessages(body: string): WireMessage[] {
 export const messagesPath = (q: QueueClient) => `/${q.name}/messages`;
 
 /** Raw Get Messages (or Peek Messages) with the given query. */
-export async function rawGetMessages(t: RowContext, q: QueueClient, query: Record<string, string>): Promise<{ res: RawResponse; messages: WireMessage[] }> {
+export async function rawGetMessages(
+  t: RowContext,
+  q: QueueClient,
+  query: Record<string, string>,
+): Promise<{ res: RawResponse; messages: WireMessage[] }> {
   const res = await t.raw("queue", { method: "GET", path: messagesPath(q), query });
   return { res, messages: res.status === 200 ? parseMessages(res.body) : [] };
 }
 
 /** Raw Put Message with the given query (messagettl, visibilitytimeout); the message as its answer describes it. */
-export async function rawPutMessage(t: RowContext, q: QueueClient, text: string, query: Record<string, string> = {}): Promise<{ res: RawResponse; message?: WireMessage }> {
-  const res = await t.raw("queue", { method: "POST", path: messagesPath(q), query, headers: { "content-type": "application/xml" }, body: `<QueueMessage><MessageText>${text}</MessageText></QueueMessage>` });
+export async function rawPutMessage(
+  t: RowContext,
+  q: QueueClient,
+  text: string,
+  query: Record<string, string> = {},
+): Promise<{ res: RawResponse; message?: WireMessage }> {
+  const res = await t.raw("queue", {
+    method: "POST",
+    path: messagesPath(q),
+    query,
+    headers: { "content-type": "application/xml" },
+    body: `<QueueMessage><MessageText>${text}</MessageText></QueueMessage>`,
+  });
   return { res, message: res.status === 201 ? parseMessages(res.body)[0] : undefined };
 }
 
 /** Raw Delete Message with a receipt. */
-export const rawDeleteMessage = (t: RowContext, q: QueueClient, id: string, popreceipt: string) => t.raw("queue", { method: "DELETE", path: `${messagesPath(q)}/${id}`, query: { popreceipt } });
+export const rawDeleteMessage = (t: RowContext, q: QueueClient, id: string, popreceipt: string) =>
+  t.raw("queue", { method: "DELETE", path: `${messagesPath(q)}/${id}`, query: { popreceipt } });
 
 /** Raw Update Message with a receipt, a visibility timeout and a new text. */
 export const rawUpdateMessage = (t: RowContext, q: QueueClient, id: string, popreceipt: string, visibilitytimeout: number, text: string) =>
@@ -64,7 +79,8 @@ export const rawUpdateMessage = (t: RowContext, q: QueueClient, id: string, popr
   });
 
 /** The server's clock (ms), from Get Queue Metadata's Date: a request that changes nothing. */
-export const queueClock = async (t: RowContext, q: QueueClient): Promise<number> => answerDate(await t.raw("queue", { method: "GET", path: `/${q.name}`, query: { comp: "metadata" } }), "Get Queue Metadata");
+export const queueClock = async (t: RowContext, q: QueueClient): Promise<number> =>
+  answerDate(await t.raw("queue", { method: "GET", path: `/${q.name}`, query: { comp: "metadata" } }), "Get Queue Metadata");
 
 /** Raw Peek Messages: what is visible now, without dequeuing it. */
 export async function peek(t: RowContext, q: QueueClient, n = 32): Promise<WireMessage[]> {
@@ -119,7 +135,10 @@ export async function staleReceiptRefused(what: string, op: Promise<unknown>): P
     rethrowIfFault(err);
     got = refusalOf(err);
   }
-  expectTrue(`${what}: expected refusal ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, but it succeeded`, got !== undefined, { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: "success" });
+  expectTrue(`${what}: expected refusal ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, but it succeeded`, got !== undefined, {
+    expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`,
+    got: "success",
+  });
   return [what, got!];
 }
 
@@ -130,7 +149,11 @@ export function expectStaleReceiptRefusals(refusals: [string, Refusal][]): Promi
       label: what,
       run: async () => {
         const shown = `${got.status}${got.code ? " " + got.code : ""}`;
-        expectTrue(`${what}: expected ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, got ${shown}`, got.status === STALE_RECEIPT.status && got.code === STALE_RECEIPT.code, { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: shown });
+        expectTrue(
+          `${what}: expected ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, got ${shown}`,
+          got.status === STALE_RECEIPT.status && got.code === STALE_RECEIPT.code,
+          { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: shown },
+        );
       },
     })),
   );

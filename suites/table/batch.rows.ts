@@ -9,9 +9,12 @@ import { entitySource, expectSameEtag, mustRead, otherWriter, PK, rawBatch, read
 const rows: RowDef[] = [
   {
     id: "table/batch/atomic-on-412",
-    title: "An entity group transaction with one stale ETag changes nothing; the failing sub-response names the operation (412, or 400 per the reference)",
+    title:
+      "An entity group transaction with one stale ETag changes nothing; the failing sub-response names the operation (412, or 400 per the reference)",
     level: "disputed",
-    source: entitySource('Performing Entity Group Transactions ("the failing operation is identified by its index"; 412 live vs 400 in the reference)'),
+    source: entitySource(
+      'Performing Entity Group Transactions ("the failing operation is identified by its index"; 412 live vs 400 in the reference)',
+    ),
     service: "table",
     async run(t) {
       const table = await t.newTable();
@@ -39,7 +42,10 @@ const rows: RowDef[] = [
       const failed = res.subResponses.filter((s) => s.status >= 300);
       expectEqual("failing sub-responses", failed.length, 1);
       const f = failed[0];
-      expectTrue(`the failing sub-response is ${f.status} ${f.code ?? ""}, expected 412 (live) or 400 (reference)`, f.status === 412 || f.status === 400);
+      expectTrue(
+        `the failing sub-response is ${f.status} ${f.code ?? ""}, expected 412 (live) or 400 (reference)`,
+        f.status === 412 || f.status === 400,
+      );
       t.note("failing sub-response", f.status === 412 ? "412 (live reading)" : "400 (reference reading)");
       const index = f.index ?? (f.contentId !== undefined ? Number(f.contentId) - 1 : undefined);
       t.note("failing index", { fromMessage: f.index ?? null, contentId: f.contentId ?? null });
@@ -59,7 +65,11 @@ const rows: RowDef[] = [
       t.step("the same batch with the current ETag");
       const ok = await rawBatch(t, table.tableName, ops(before[1].etag));
       expectEqual("the same batch with current ETags: batch status", ok.status, 202);
-      expectEqual("the same batch with current ETags: failing sub-responses (update, merge and delete with the current ETag succeed)", ok.subResponses.filter((s) => s.status >= 300).length, 0);
+      expectEqual(
+        "the same batch with current ETags: failing sub-responses (update, merge and delete with the current ETag succeed)",
+        ok.subResponses.filter((s) => s.status >= 300).length,
+        0,
+      );
       expectEqual("a after the committed batch", (await readEntity(table, "a"))?.props, { state: "batch" });
       expectEqual("b after the committed batch", (await readEntity(table, "b"))?.props, { state: "batch" });
       expectTrue("c is deleted by the committed batch", (await readEntity(table, "c")) === undefined);

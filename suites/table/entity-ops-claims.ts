@@ -25,11 +25,31 @@ export const ENTITY_OPS_PREFIX = "table/entity-ops/";
 export const entityOpAt = (slug: string) => claimAt(import.meta.url, `slug: "${slug}",`);
 
 export const ENTITY_OPS: EntityOpClaim[] = [
-  { slug: "query-entities", operation: "Query Entities", etag: true, ifMatch: false, rest: "Query Entities (odata.etag per entity), Get Entity (ETag header)" },
+  {
+    slug: "query-entities",
+    operation: "Query Entities",
+    etag: true,
+    ifMatch: false,
+    rest: "Query Entities (odata.etag per entity), Get Entity (ETag header)",
+  },
   { slug: "insert-entity", operation: "Insert Entity", etag: true, ifMatch: false, rest: "Insert Entity", creates: true },
   { slug: "update-entity", operation: "Update Entity", etag: true, ifMatch: true, rest: "Update Entity", writes: "conditional" },
   { slug: "merge-entity", operation: "Merge Entity", etag: true, ifMatch: true, rest: "Merge Entity", writes: "conditional" },
   { slug: "delete-entity", operation: "Delete Entity", etag: false, ifMatch: true, rest: "Delete Entity", writes: "conditional" },
-  { slug: "insert-or-replace-entity", operation: "Insert Or Replace Entity", etag: true, ifMatch: false, rest: "Insert Or Replace Entity", writes: "upsert" },
-  { slug: "insert-or-merge-entity", operation: "Insert Or Merge Entity", etag: true, ifMatch: false, rest: "Insert Or Merge Entity", writes: "upsert" },
+  {
+    slug: "insert-or-replace-entity",
+    operation: "Insert Or Replace Entity",
+    etag: true,
+    ifMatch: false,
+    rest: "Insert Or Replace Entity",
+    writes: "upsert",
+  },
+  {
+    slug: "insert-or-merge-entity",
+    operation: "Insert Or Merge Entity",
+    etag: true,
+    ifMatch: false,
+    rest: "Insert Or Merge Entity",
+    writes: "upsert",
+  },
 ];

@@ -9,7 +9,21 @@ import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { claimAt } from "../../fixtures/harness/locations.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { ENTITY_OPS_PREFIX } from "./entity-ops-claims.ts";
-import { entity, entitySource, expectSameEtag, lastSent, MALFORMED_IF_MATCH, mustRead, newEntity, otherWriter, PK, rawEntity, readEntity, STALE_TABLE_ETAG, written } from "./table-kit.ts";
+import {
+  entity,
+  entitySource,
+  expectSameEtag,
+  lastSent,
+  MALFORMED_IF_MATCH,
+  mustRead,
+  newEntity,
+  otherWriter,
+  PK,
+  rawEntity,
+  readEntity,
+  STALE_TABLE_ETAG,
+  written,
+} from "./table-kit.ts";
 
 const P = ENTITY_OPS_PREFIX;
 const NOT_FOUND = { status: 404, code: "ResourceNotFound" };
@@ -33,12 +47,20 @@ for (const w of WRITERS) {
     service: "table",
     async run(t) {
       const table = await t.newTable();
-      for (const [label, ifMatch] of [["*", "*"], ["a stale ETag", STALE_TABLE_ETAG]] as const) {
+      for (const [label, ifMatch] of [
+        ["*", "*"],
+        ["a stale ETag", STALE_TABLE_ETAG],
+      ] as const) {
         t.step(`${w.operation} with If-Match ${label} on a missing entity`);
-        const op = w.mode ? table.updateEntity(entity("missing", { state: "mine" }), w.mode, { etag: ifMatch }) : table.deleteEntity(PK, "missing", { etag: ifMatch });
+        const op = w.mode
+          ? table.updateEntity(entity("missing", { state: "mine" }), w.mode, { etag: ifMatch })
+          : table.deleteEntity(PK, "missing", { etag: ifMatch });
         await expectRefused(`${w.operation}, If-Match ${label}, missing entity`, op, NOT_FOUND);
         expectSent(w.operation, lastSent(), "If-Match");
-        expectTrue(`${w.operation} with If-Match ${label} on a missing entity created it`, (await readEntity(table, "missing")) === undefined);
+        expectTrue(
+          `${w.operation} with If-Match ${label} on a missing entity created it`,
+          (await readEntity(table, "missing")) === undefined,
+        );
       }
     },
   });
@@ -52,7 +74,13 @@ for (const w of WRITERS) {
     async run(t) {
       const { table, rk } = await newEntity(t, { state: "original" });
       const before = await mustRead(table, rk, "read before");
-      const res = await rawEntity(t, { method: w.method, table: table.tableName, rk, ifMatch: MALFORMED_IF_MATCH, body: w.mode ? { state: "mine" } : undefined });
+      const res = await rawEntity(t, {
+        method: w.method,
+        table: table.tableName,
+        rk,
+        ifMatch: MALFORMED_IF_MATCH,
+        body: w.mode ? { state: "mine" } : undefined,
+      });
       expectRawStatus(`${w.operation} with a malformed If-Match`, res, { status: 400 });
       t.note("errorCode", res.errorCode ?? null);
       const after = await mustRead(table, rk, `read after the refused ${w.operation}`);
@@ -86,7 +114,9 @@ for (const w of WRITERS.filter((x) => x.mode)) {
     claim: claimAt(import.meta.url, `slug: "${w.slug}",`),
     title: `${w.operation} without If-Match: acts as ${upsert} (since 2011-08-18) or is refused (the article: "required"); record which`,
     level: "disputed",
-    source: entitySource(`${w.operation}: "If the If-Match header is missing, the operation is an ${upsert}" vs the seed's "Requires If-Match: Yes"`),
+    source: entitySource(
+      `${w.operation}: "If the If-Match header is missing, the operation is an ${upsert}" vs the seed's "Requires If-Match: Yes"`,
+    ),
     service: "table",
     async run(t) {
       const { table, rk } = await newEntity(t, { state: "original", keep: "yes" });
@@ -102,19 +132,31 @@ for (const w of WRITERS.filter((x) => x.mode)) {
       t.note("missing entity", { status: missing.status, code: missing.errorCode ?? null, inserted: created !== undefined });
       // Whichever reading the target follows, its answers and its state must agree.
       if (ok(existing.status)) {
-        expectEqual(`entity after ${w.operation} without If-Match (answered ${existing.status})`, after.props, written(w.mode!, before.props, { state: "raw" }));
+        expectEqual(
+          `entity after ${w.operation} without If-Match (answered ${existing.status})`,
+          after.props,
+          written(w.mode!, before.props, { state: "raw" }),
+        );
         expectChanged(`${w.operation} without If-Match (answered ${existing.status})`, before.etag, after.etag);
       } else {
         expectRawStatus(`${w.operation} without If-Match on an existing entity`, existing, { status: 400 });
         expectEqual(`entity after the refused ${w.operation}`, after.props, before.props);
         expectSameEtag(`ETag after the refused ${w.operation}`, after.etag, before.etag);
       }
-      if (ok(missing.status)) expectEqual(`entity inserted by ${w.operation} without If-Match (answered ${missing.status})`, created?.props, { state: "raw" });
+      if (ok(missing.status))
+        expectEqual(`entity inserted by ${w.operation} without If-Match (answered ${missing.status})`, created?.props, { state: "raw" });
       else {
         expectRawStatus(`${w.operation} without If-Match on a missing entity`, missing, { status: [400, 404] });
         expectTrue(`${w.operation} without If-Match was refused but inserted the entity`, created === undefined);
       }
-      t.note("behaviour", ok(existing.status) && ok(missing.status) ? `upserts (acts as ${upsert})` : !ok(existing.status) && !ok(missing.status) ? "refused (If-Match required)" : "mixed");
+      t.note(
+        "behaviour",
+        ok(existing.status) && ok(missing.status)
+          ? `upserts (acts as ${upsert})`
+          : !ok(existing.status) && !ok(missing.status)
+            ? "refused (If-Match required)"
+            : "mixed",
+      );
     },
   });
 }
@@ -128,7 +170,10 @@ rows.push({
   async run(t) {
     const { table, rk } = await newEntity(t, { state: "original" });
     const before = await mustRead(table, rk, "read before");
-    await expectRefused("Insert Entity over an existing entity", otherWriter(t, table).createEntity(entity(rk, { state: "mine" })), { status: 409, code: "EntityAlreadyExists" });
+    await expectRefused("Insert Entity over an existing entity", otherWriter(t, table).createEntity(entity(rk, { state: "mine" })), {
+      status: 409,
+      code: "EntityAlreadyExists",
+    });
     const after = await mustRead(table, rk, "read after the refused Insert Entity");
     expectEqual("entity after the refused Insert Entity", after.props, before.props);
     expectSameEtag("ETag after the refused Insert Entity", after.etag, before.etag);

@@ -76,14 +76,21 @@ async function writeEvaluatesIfMatch(t: RowContext, mode: UpdateMode): Promise<v
   const before = await mustRead(table, rk, "read after the other writer");
 
   t.step(`${op} with the stale ETag`);
-  await expectRefused(`${op}, If-Match = stale ETag`, table.updateEntity(entity(rk, { state: "mine" }), mode, { etag: seen }), CONDITION_FAILED);
+  await expectRefused(
+    `${op}, If-Match = stale ETag`,
+    table.updateEntity(entity(rk, { state: "mine" }), mode, { etag: seen }),
+    CONDITION_FAILED,
+  );
   expectSent(op, lastSent(), "If-Match");
   const after = await mustRead(table, rk, `read after the refused ${op}`);
   expectEqual(`entity after the refused ${op}`, after.props, before.props);
   expectSameEtag(`ETag after the refused ${op}`, after.etag, before.etag);
 
   t.step(`${op} with the current ETag`);
-  const res = await expectSucceeds(`${op}, If-Match = current ETag`, table.updateEntity(entity(rk, { state: "mine" }), mode, { etag: before.etag }));
+  const res = await expectSucceeds(
+    `${op}, If-Match = current ETag`,
+    table.updateEntity(entity(rk, { state: "mine" }), mode, { etag: before.etag }),
+  );
   const etag = expectEtag(op, res.etag, "weak");
   expectChanged(`${op} with the current ETag`, before.etag, etag);
   const now = await mustRead(table, rk, `read after ${op}`);
@@ -111,7 +118,10 @@ async function upsertIgnoresConcurrentChange(t: RowContext, mode: UpdateMode): P
   expectChanged("the other writer's update", seen, before.etag);
 
   t.step(`${op} after the concurrent change`);
-  const res = await expectSucceeds(`${op} after a concurrent change`, table.upsertEntity(entity(rk, { state: "mine", extra: "mine" }), mode));
+  const res = await expectSucceeds(
+    `${op} after a concurrent change`,
+    table.upsertEntity(entity(rk, { state: "mine", extra: "mine" }), mode),
+  );
   expectNotSent(op, lastSent(), "If-Match");
   const etag = expectEtag(op, res.etag, "weak");
   expectChanged(op, before.etag, etag);
@@ -150,7 +160,8 @@ async function readIgnoresIfMatch(t: RowContext, what: string, path: string, que
   const res = await t.raw("table", { method: "GET", path, query, headers: { "if-match": STALE_TABLE_ETAG } });
   expectSent(what, lastSent(), "If-Match");
   const outcome = expectNotEvaluated(`${what} with a stale If-Match`, res.status);
-  if (outcome === "ignored") expectTrue(`${what} with a stale If-Match: the entity is not in the answer`, res.body.includes('"state":"original"'));
+  if (outcome === "ignored")
+    expectTrue(`${what} with a stale If-Match: the entity is not in the answer`, res.body.includes('"state":"original"'));
   t.note(`${what} with a stale If-Match`, outcome);
 }
 
@@ -164,7 +175,11 @@ const TESTS: Record<string, EntityTests> = {
       const listed = await partition(table);
       expectEqual("entities listed", [...listed.keys()].sort(), [rk, "rk2"]);
       expectSameEtag("odata.etag of the first entity", expectEtag("Query Entities (odata.etag)", listed.get(rk)!.etag, "weak"), created);
-      expectSameEtag("odata.etag of the second entity", expectEtag("Query Entities (odata.etag)", listed.get("rk2")!.etag, "weak"), second.etag);
+      expectSameEtag(
+        "odata.etag of the second entity",
+        expectEtag("Query Entities (odata.etag)", listed.get("rk2")!.etag, "weak"),
+        second.etag,
+      );
       t.step("single-entity GET");
       const single = await t.raw("table", { method: "GET", path: entityPath(table.tableName, rk) });
       expectEqual("Get Entity status", single.status, 200);
@@ -202,11 +217,20 @@ const TESTS: Record<string, EntityTests> = {
       expectNotSent("Insert Entity", lastSent(), "If-Match");
       expectEqual("entity after Insert Entity", (await mustRead(table, "rk", "read after Insert Entity")).props, { state: "inserted" });
       t.step("Insert Entity with a stale If-Match (raw)");
-      const res = await rawEntity(t, { method: "POST", table: table.tableName, rk: "rk2", ifMatch: STALE_TABLE_ETAG, body: { state: "raw" } });
+      const res = await rawEntity(t, {
+        method: "POST",
+        table: table.tableName,
+        rk: "rk2",
+        ifMatch: STALE_TABLE_ETAG,
+        body: { state: "raw" },
+      });
       const outcome = expectNotEvaluated("Insert Entity with a stale If-Match", res.status);
       t.note("Insert Entity with a stale If-Match", outcome);
       const inserted = await readEntity(table, "rk2");
-      expectTrue(`Insert Entity with a stale If-Match answered ${res.status} but the entity was ${inserted ? "" : "not "}inserted`, (outcome === "ignored") === (inserted !== undefined));
+      expectTrue(
+        `Insert Entity with a stale If-Match answered ${res.status} but the entity was ${inserted ? "" : "not "}inserted`,
+        (outcome === "ignored") === (inserted !== undefined),
+      );
     },
   },
   "update-entity": {

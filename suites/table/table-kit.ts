@@ -26,7 +26,17 @@ export interface EntityState {
   etag: string;
 }
 
-const SYSTEM = new Set(["odata.metadata", "odata.etag", "etag", "timestamp", "partitionKey", "rowKey", "PartitionKey", "RowKey", "Timestamp"]);
+const SYSTEM = new Set([
+  "odata.metadata",
+  "odata.etag",
+  "etag",
+  "timestamp",
+  "partitionKey",
+  "rowKey",
+  "PartitionKey",
+  "RowKey",
+  "Timestamp",
+]);
 
 /** The user properties of an entity, sorted by name, without keys and system properties. */
 export function userProps(e: Record<string, unknown>): Props {
@@ -37,7 +47,8 @@ export function userProps(e: Record<string, unknown>): Props {
 
 export const entity = (rk: string, props: Props) => ({ partitionKey: PK, rowKey: rk, ...props });
 /** What a successful write of `props` leaves, by mode (Merge keeps properties it does not name). */
-export const written = (mode: UpdateMode, before: Props, props: Props): Props => userProps(mode === "Replace" ? props : { ...before, ...props });
+export const written = (mode: UpdateMode, before: Props, props: Props): Props =>
+  userProps(mode === "Replace" ? props : { ...before, ...props });
 
 /** A fresh table holding one entity (PK, rk) with `props`. */
 export async function newEntity(t: RowContext, props: Props, rk = "rk"): Promise<{ table: TableClient; rk: string; etag: string }> {
@@ -162,7 +173,15 @@ export async function rawBatch(t: RowContext, table: string, ops: BatchOp[]): Pr
     lines.push("", body ? JSON.stringify(body) : "");
     return lines.join("\r\n");
   });
-  const text = [`--${batch}`, `Content-Type: multipart/mixed; boundary=${changeset}`, "", ...parts, `--${changeset}--`, `--${batch}--`, ""].join("\r\n");
+  const text = [
+    `--${batch}`,
+    `Content-Type: multipart/mixed; boundary=${changeset}`,
+    "",
+    ...parts,
+    `--${changeset}--`,
+    `--${batch}--`,
+    "",
+  ].join("\r\n");
   const raw = await t.raw("table", {
     method: "POST",
     path: "/$batch",
