@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { serverVersions } from "../model/versions.ts";
-import { anchor as htmlAnchor, esc, MARK } from "./html.ts";
+import { anchor as htmlAnchor, esc, MARK } from "./html-kit.ts";
 import { anchor as mdAnchor, hasEvidence } from "./markdown.ts";
 import { STATUS_MARK, type Report, type RowResult, type Status } from "../model/result.ts";
 

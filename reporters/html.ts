@@ -1,83 +1,21 @@
 // The HTML report: one self-contained page (no external resources) for an
 // emulator team to publish. At the top a certification summary (`doc` rows
-// passed / total per catalogue table), then the seed article's tables with a
-// coloured cell per claim, each cell (and each of its sub-verdicts) opening
-// its evidence, then every row by table. Every value that came from a server
-// or a test goes through esc().
-// A Content-Security-Policy allows only the one inline script below, so even
-// an escaping slip could not run injected script.
-import { createHash } from "node:crypto";
+// passed / total per catalogue table; html-certification.ts), then the seed
+// article's tables with a coloured cell per claim, each cell (and each of its
+// sub-verdicts) opening its evidence, then every row by table. Every value
+// that came from a server or a test goes through esc() (html-kit.ts).
+// A Content-Security-Policy allows only the one inline script
+// (html-assets.ts), so even an escaping slip could not run injected script.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BEYOND_ARTICLE_NOTE, isBeyondArticle, sectionRank, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
+import { BEYOND_ARTICLE_NOTE, type MatrixCell, type MatrixSection } from "../model/matrix.ts";
 import { causeOfRow } from "../model/causes.ts";
 import { basisText, causeRank, cellResults, cellVerdict } from "../model/cells.ts";
 import { NOT_SENT_TEXT, surfaceLine, surfaceSummary } from "./surface.ts";
 import { failsRun, STATUSES, type Report, type RowResult, type Status } from "../model/result.ts";
-import { faultingOperations, undecidedReasons, unsupportedOperations, type LackingOperation } from "../model/lacking.ts";
-
-/** Escapes text for HTML element content and double- or single-quoted attributes. */
-export function esc(value: unknown): string {
-  return String(value ?? "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
-
-const cls = (s: Status | "NOT_RUN") => `st-${s.toLowerCase().replace(/_/g, "-")}`;
-export const anchor = (id: string) => "row-" + id.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
-
-const STYLE = `
-body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:16px;color:#1b1f24;background:#fff}
-h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d0d7de}h3{font-size:15px;margin:20px 0 6px}
-table{border-collapse:collapse;margin:6px 0 12px;width:100%}th,td{border:1px solid #d0d7de;padding:4px 6px;vertical-align:top;text-align:left}
-th{background:#f6f8fa}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
-.meta{color:#57606a}.cert td.num{text-align:right;font-variant-numeric:tabular-nums}
-.st-pass{background:#d1f5d3}.st-fail{background:#ffc9c9}.st-unexpected-pass{background:#ff9bb0}.st-expected-fail{background:#ffe2b3}
-.st-not-available{background:#eaeef2;color:#57606a}.st-precondition-failed{background:#fff5b1}.st-manual{background:#cfe6ff}
-.st-inconclusive{background:#e5d4ff}.st-unsupported{background:#ffd8b5;color:#7a2e00}.st-error{background:#3b3b3b;color:#fff}.st-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3f3f3 4px,#f3f3f3 8px);color:#57606a}
-.badge{display:inline-block;padding:0 6px;border-radius:8px;font-size:12px;white-space:nowrap}.cert th .badge{white-space:normal}
-details>summary{cursor:pointer}details[open]>summary{margin-bottom:4px}
-td.cell{min-width:120px}.subs{margin-top:3px}details.sub{display:inline-block;vertical-align:top;margin:1px 0}details.sub[open]{display:block;margin:4px 0}
-details.sub>summary{list-style:none}details.sub>summary::-webkit-details-marker{display:none}details.sub>summary .badge{border:1px solid rgba(0,0,0,.15)}.ev{font-size:12px;margin:4px 0}.ev td,.ev th{padding:2px 4px}
-.msg{white-space:pre-wrap;word-break:break-word;margin:4px 0}.legend span{margin-right:6px}
-body.only-failures .ok{display:none}
-.bar{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #d0d7de;z-index:1}
-`;
-
-// The only script: the "failures only" filter and "open all" toggle (and a
-// mark that it ran, which the self-test looks for: the CSP hash is right).
-const SCRIPT = `
-document.body.setAttribute("data-script","ran");
-document.getElementById("only-failures").addEventListener("change",function(e){document.body.classList.toggle("only-failures",e.target.checked)});
-document.getElementById("open-all").addEventListener("change",function(e){document.querySelectorAll("details").forEach(function(d){d.open=e.target.checked})});
-`;
-const SCRIPT_HASH = createHash("sha256").update(SCRIPT).digest("base64");
-
-// Marks any system font has (emoji are often missing in headless browsers and CI images); the compare view uses them too.
-export const MARK: Record<Status | "NOT_RUN", string> = {
-  PASS: "✓",
-  FAIL: "✗",
-  EXPECTED_FAIL: "✗",
-  UNEXPECTED_PASS: "!",
-  NOT_AVAILABLE: "–",
-  PRECONDITION_FAILED: "∅",
-  MANUAL: "✎",
-  INCONCLUSIVE: "?",
-  UNSUPPORTED: "⊘",
-  ERROR: "⚠",
-  NOT_RUN: "·",
-};
-
-function badge(status: Status | "NOT_RUN"): string {
-  const mark = MARK[status];
-  return `<span class="badge ${cls(status)}">${mark} ${esc(status.replace(/_/g, " "))}</span>`;
-}
-
-/** A failing or doubtful result shows (and survives the filter); a pass hides under "failures only". */
-const okClass = (s: Status | undefined) => (s === undefined || s === "PASS" || s === "NOT_AVAILABLE" ? "ok" : "");
+import { anchor, badge, cls, esc, MARK, okClass } from "./html-kit.ts";
+import { SCRIPT, SCRIPT_HASH, STYLE } from "./html-assets.ts";
+import { certification } from "./html-certification.ts";
 
 function evidenceTable(r: RowResult): string {
   if (!r.evidence.length) return `<p class="meta">No HTTP exchange recorded.</p>`;
@@ -189,134 +127,6 @@ function matrix(section: MatrixSection, byId: Map<string, RowResult>, causes: Ma
   return (
     `<section class="matrix" id="matrix-${esc(section.key)}"><h3>${esc(section.title)}</h3><p class="meta">Source: ${esc(section.source)}</p>` +
     `<table><thead>${head}</thead><tbody>${body.join("")}</tbody></table></section>`
-  );
-}
-
-interface TableCounts {
-  table: string;
-  docPassed: number;
-  docTotal: number;
-  counts: Record<Status, number>;
-  total: number;
-}
-
-/** Per catalogue table: `doc` rows that PASS (certification counts only PASS) and every status's count. */
-export function tableCounts(results: RowResult[]): TableCounts[] {
-  const out = new Map<string, TableCounts>();
-  for (const r of results) {
-    let t = out.get(r.table);
-    if (!t) {
-      t = {
-        table: r.table,
-        docPassed: 0,
-        docTotal: 0,
-        counts: Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>,
-        total: 0,
-      };
-      out.set(r.table, t);
-    }
-    t.counts[r.status] += 1;
-    t.total += 1;
-    if (r.level === "doc") {
-      t.docTotal += 1;
-      if (r.status === "PASS") t.docPassed += 1;
-    }
-  }
-  return [...out.values()].sort((a, b) => sectionRank(a.table) - sectionRank(b.table));
-}
-
-function certification(report: Report): string {
-  const { run } = report;
-  const counts = tableCounts(report.results);
-  const docPassed = counts.reduce((n, t) => n + t.docPassed, 0);
-  const docTotal = counts.reduce((n, t) => n + t.docTotal, 0);
-  const servers = Object.entries(run.target.server)
-    .filter(([, v]) => v)
-    .map(([k, v]) => `${esc(k)}: ${esc(v)}`)
-    .join(", ");
-  const versions = Object.entries(run.apiVersionsSent)
-    .map(
-      ([svc, byVia]) =>
-        `${esc(svc)}: ${Object.entries(byVia)
-          .map(([via, vs]) => `${esc(via)} ${vs.map(esc).join("/")}`)
-          .join(", ")}`,
-    )
-    .join("; ");
-  const missing = run.target.services.filter((s) => !s.available);
-  const row = (t: TableCounts) =>
-    `<tr class="${t.counts.FAIL + t.counts.UNEXPECTED_PASS + t.counts.INCONCLUSIVE + t.counts.EXPECTED_FAIL + t.counts.UNSUPPORTED > 0 ? "" : "ok"}"><td>${esc(t.table)}</td>` +
-    `<td class="num"><b>${t.docTotal ? `${t.docPassed} / ${t.docTotal}` : "—"}</b></td>` +
-    STATUSES.map((s) => `<td class="num ${t.counts[s] ? cls(s) : ""}">${t.counts[s] || ""}</td>`).join("") +
-    `<td class="num">${t.total}</td></tr>`;
-  const head = (first: string) =>
-    `<thead><tr><th>${first}</th><th><code>doc</code> passed / total</th>${STATUSES.map((s) => `<th>${badge(s)}</th>`).join("")}<th>rows</th></tr></thead>`;
-  const beyond = counts.filter((t) => isBeyondArticle(t.table));
-  return [
-    `<section id="certification"><h2>Certification summary</h2>`,
-    `<p><b>${docPassed} of ${docTotal}</b> documented (<code>doc</code>) claims pass on this target. Only PASS counts; an expected failure is still a deviation.</p>`,
-    `<table class="meta-table"><tbody>`,
-    `<tr><th>Target</th><td>${esc(run.target.kind)} (${esc(run.target.name)}), account <code>${esc(run.target.account)}</code>${run.target.azuriteVersion ? `, embedded Azurite ${esc(run.target.azuriteVersion)}` : ""}</td></tr>`,
-    `<tr><th>Server</th><td>${servers || "unknown"}</td></tr>`,
-    `<tr><th>API versions sent</th><td>${versions || "none recorded"}</td></tr>`,
-    `<tr><th>Suite</th><td>${esc(run.suite.name)} ${esc(run.suite.version)}${run.suite.commit ? ` (commit <code>${esc(run.suite.commit.slice(0, 12))}</code>)` : ""}</td></tr>`,
-    `<tr><th>Date</th><td>${esc(run.startedAt)} – ${esc(run.finishedAt)} (${Math.round(run.durationMs / 1000)} s)</td></tr>`,
-    `<tr><th>Expectations</th><td>${esc(run.expectations)}</td></tr>`,
-    `<tr><th>Selection</th><td>${report.results.length} rows run${run.grep ? `, grep <code>${esc(run.grep)}</code>` : ""}${report.notRun.length ? `, ${report.notRun.length} not selected` : ""}</td></tr>`,
-    missing.length
-      ? `<tr><th>Not available</th><td>${missing.map((s) => `${esc(s.service)}: ${esc(s.reason)}`).join("<br>")}</td></tr>`
-      : "",
-    run.leftovers
-      ? `<tr><th>Left behind</th><td class="st-fail">${esc(run.leftovers)} resource(s) with this run's prefix <code>${esc(run.runPrefix)}</code></td></tr>`
-      : "",
-    `</tbody></table>`,
-    lackingOperations(report),
-    `<h3>Per table</h3><table class="cert">${head("Catalogue table")}`,
-    `<tbody>${counts
-      .filter((t) => !isBeyondArticle(t.table))
-      .map(row)
-      .join("")}</tbody></table>`,
-    beyond.length
-      ? `<h3 id="beyond-summary">Beyond the article</h3><p class="meta">${esc(BEYOND_ARTICLE_NOTE)}</p><table class="cert">${head("Catalogue section X")}<tbody>${beyond.map(row).join("")}</tbody></table>`
-      : "",
-    `</section>`,
-  ].join("\n");
-}
-
-/** Operations once each (not implemented, or answered with a server error), with the rows each takes down. */
-function operationTable(lacking: LackingOperation[], id: string, heading: string, explanation: string): string {
-  if (!lacking.length) return "";
-  const rows = lacking.map((l) => {
-    const link = l.pinned?.link && /^https?:\/\//.test(l.pinned.link) ? ` <a href="${esc(l.pinned.link)}">${esc(l.pinned.link)}</a>` : "";
-    const pin = l.pinned
-      ? `pinned as <code>${esc(l.pinned.key)}</code>: ${esc(l.pinned.reason)}${link}`
-      : `<b>not pinned</b>: fails the run`;
-    return `<tr data-operation="${esc(l.operation)}"><td>${esc(l.operation)}</td><td>${esc(l.status)}${l.code ? " " + esc(l.code) : ""}</td><td class="num">${l.rows.length}</td><td>${pin}</td></tr>`;
-  });
-  return (
-    `<h3 id="${id}">${heading}</h3><p>${explanation}</p>` +
-    `<table class="cert"><thead><tr><th>Operation</th><th>Answer</th><th>Rows</th><th>Pinned</th></tr></thead><tbody>${rows.join("")}</tbody></table>`
-  );
-}
-
-function lackingOperations(report: Report): string {
-  const reasons = undecidedReasons(report.results);
-  return (
-    operationTable(
-      unsupportedOperations(report.results, report.run.operationPins),
-      "unsupported",
-      "Operations the target does not implement",
-      `The target answered these as not implemented; the rows that need them are ${badge("UNSUPPORTED")}: not a pass.`,
-    ) +
-    operationTable(
-      faultingOperations(report.results, report.run.faultPins),
-      "faults",
-      "Operations the target answers with a server error",
-      `A server error (a 5xx other than 501, not throttling) on every try of a request, and again when the row ran once more: the target cannot do what the claim needs, and the rows are ${badge("FAIL")} (${badge("EXPECTED_FAIL")} where the expectation file pins the operation under <code>faults</code>).`,
-    ) +
-    (reasons.length
-      ? `<h3 id="undecided">Rows no answer decided</h3><p>${reasons.reduce((a, r) => a + r.rows.length, 0)} row(s) are ${badge("INCONCLUSIVE")}: the target gave no answer to decide them, also when run once more. The run is incomplete (exit code 4).</p>` +
-        `<table class="cert"><thead><tr><th>Why</th><th>Rows</th></tr></thead><tbody>${reasons.map((r) => `<tr><td>${esc(r.reason)}</td><td>${r.rows.map((id) => `<a href="#${anchor(id)}"><code>${esc(id)}</code></a>`).join(", ")}</td></tr>`).join("")}</tbody></table>`
-      : "")
   );
 }
 

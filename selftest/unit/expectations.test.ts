@@ -9,7 +9,7 @@ import { applyPin, signatureOf, type Pin } from "../../fixtures/harness/engine.t
 import { loadExpectations } from "../../fixtures/harness/expectations.ts";
 import { ConfigError } from "../../fixtures/wire/target.ts";
 import { result } from "./row-result.ts";
-import { applyReport, loadFiles, TODO_REASON, writeFiles } from "../../bin/expectations-update.ts";
+import { applyReport, loadFiles, TODO_REASON, writeFiles } from "../../bin/expectations-apply.ts";
 
 const MSG = "Set Blob Metadata with stale If-Match: expected 412 ConditionNotMet, got 200";
 const pin = (p: Partial<Pin> = {}): Pin => ({ status: "FAIL", signature: signatureOf(MSG), reason: "Azurite ignores it", ...p });

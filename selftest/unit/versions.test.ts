@@ -10,7 +10,7 @@ import { judge, loadExpectations } from "../../fixtures/harness/expectations.ts"
 import { ConfigError } from "../../fixtures/wire/target.ts";
 import { narrowBelow, pinApplies, pinInForce, serverVersion, serverVersions } from "../../model/versions.ts";
 import { result } from "./row-result.ts";
-import { applyReport, loadFiles, writeFiles } from "../../bin/expectations-update.ts";
+import { applyReport, loadFiles, writeFiles } from "../../bin/expectations-apply.ts";
 
 const MSG = "Put Blob, If-Match: * where no blob exists: expected refusal 412 ConditionNotMet, but it succeeded";
 

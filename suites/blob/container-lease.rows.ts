@@ -5,7 +5,7 @@
 // alone; renew extends a lease and release frees it. Sent raw, so exactly the
 // lease headers the claim names go on the wire. The timed rows (expiry-frees,
 // break-period-holds) are windows (suites/general/window-claims.ts), the
-// action × state cells lease-state.rows.ts.
+// action × state cells lease-state-container.rows.ts.
 import type { ContainerClient } from "@azure/storage-blob";
 import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
@@ -13,19 +13,8 @@ import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { containerLeaseOpAt, deleteRefused, OPS, req, view, type ContainerOp } from "./container-lease-claims.ts";
-import {
-  containerLeaseSource,
-  containerTarget,
-  expectHolder,
-  expectLeaseState,
-  guid,
-  holdLease,
-  leaseAction,
-  readLease,
-  renewedPastOriginalEnd,
-  SHORTEST,
-  type LeaseTarget,
-} from "./lease-kit.ts";
+import { containerLeaseSource, containerTarget, guid, holdLease, leaseAction, readLease, SHORTEST, type LeaseTarget } from "./lease-kit.ts";
+import { expectHolder, expectLeaseState, renewedPastOriginalEnd } from "./lease-checks.ts";
 
 const P = "blob/container-lease/";
 

@@ -106,7 +106,7 @@ export const FROM_URL_CELLS: FromUrlCell[] = TABLE.flatMap(([opSlug, slug, sourc
       const refusal = given === "S" ? S(header) : given === "D" ? D : given;
       return {
         id: `${U}${opSlug}/${side}-${header}`,
-        at: claimAt(import.meta.url, `["${opSlug}", "${slug}"`),
+        at: claimAt(import.meta.url, `"${opSlug}",`),
         record: op(slug),
         opSlug,
         side,

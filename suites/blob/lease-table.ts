@@ -1,7 +1,7 @@
 // The lease outcome table (catalogue L, REST "Lease Blob" and "Lease
 // Container"): action × lease state → status, code, the state read back and
 // who holds the lease. One source of truth for both resources:
-// lease-state.rows.ts checks it cell by cell on blobs and on containers, the
+// lease-state.rows.ts and lease-state-container.rows.ts check it cell by cell on blobs and on containers, the
 // lease model (lease-model.rows.ts) uses it as its transition table, and
 // selftest/mutants/lease-cells.ts generates a mutant per cell.
 import { claimAt } from "../../fixtures/harness/locations.ts";

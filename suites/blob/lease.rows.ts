@@ -15,21 +15,8 @@ import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
 import { blobSnapshot, newBlockBlob } from "./blob-kit.ts";
-import {
-  blobLeaseSource,
-  blobTarget,
-  checkLeaseState,
-  expectHolder,
-  expectLeaseIdSent,
-  expectLeaseState,
-  guid,
-  holdLease,
-  leaseAction,
-  serverDate,
-  SHORTEST,
-  renewedPastOriginalEnd,
-  waitForServerTime,
-} from "./lease-kit.ts";
+import { blobLeaseSource, blobTarget, guid, holdLease, leaseAction, serverDate, SHORTEST, waitForServerTime } from "./lease-kit.ts";
+import { checkLeaseState, expectHolder, expectLeaseIdSent, expectLeaseState, renewedPastOriginalEnd } from "./lease-checks.ts";
 
 const CHANGED = "changed by a writer";
 

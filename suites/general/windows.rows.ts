@@ -25,7 +25,6 @@ import { blobSnapshot, newBlockBlob } from "../blob/blob-kit.ts";
 import { deleteRefused, req, view } from "../blob/container-lease-claims.ts";
 import {
   blobTarget,
-  checkLeaseState,
   clockOf,
   containerTarget,
   guid,
@@ -35,6 +34,7 @@ import {
   serverDate,
   type LeaseTarget,
 } from "../blob/lease-kit.ts";
+import { checkLeaseState } from "../blob/lease-checks.ts";
 import {
   otherClient,
   peek,

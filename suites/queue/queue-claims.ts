@@ -22,7 +22,7 @@ export const QUEUE_OPERATIONS = [
   "Get Queue Service Properties",
 ];
 
-/** The last-writer-wins rows (last-writer-wins.rows.ts, messages.rows.ts): the write each is about. */
+/** The last-writer-wins rows (last-writer-wins.rows.ts, messages-receipts.rows.ts): the write each is about. */
 export const LAST_WRITER_WINS = [
   { row: "queue/queue-metadata/last-writer-wins", operation: "Set Queue Metadata" },
   { row: "queue/queue-acl/last-writer-wins", operation: "Set Queue ACL" },
