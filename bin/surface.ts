@@ -10,7 +10,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { Command } from "commander";
 import { ROOT } from "../fixtures/paths.ts";
-import { installedSurface, listedSurface, SURFACE_FILE } from "../fixtures/run/surface.ts";
+import { declaredKey, declaredSurfaceRows, installedSurface, listedSurface, SURFACE_FILE } from "../fixtures/run/surface.ts";
+import { loadAllSuites, registeredRows } from "../fixtures/harness/registry.ts";
 import { ConfigError } from "../fixtures/wire/target.ts";
 import { READABLE_SCHEMAS, type Report } from "../model/result.ts";
 import { surfaceCoverage } from "../model/surface-coverage.ts";
@@ -20,7 +21,7 @@ import { parseArgs, runMain, withOneLineErrors } from "./cli-kit.ts";
 const ABOUT = [
   "The concurrency surface (catalogue section S): every (REST operation, concurrency parameter) pair of the installed SDKs' generated operation specs.",
   "Written by `npm run surface` (bin/surface.ts); the surface lint fails when it and the installed SDKs differ.",
-  "rows: the rows whose evidence sent the pair in a full run (`npm run surface -- --run <conformance.json>`).",
+  "rows: the rows that declare the pair (a row's `surface`), and those whose evidence sent it in a full run (`npm run surface -- --run <conformance.json>`).",
 ];
 
 /** A full run's report, or why it cannot give the rows. */
@@ -34,20 +35,28 @@ function readRun(path: string): Report {
   return report;
 }
 
-/** The pairs with their rows: those that sent each in the run, else those the file names. */
-export function withRows(pairs: SurfacePair[], run: Report | undefined, listed: ListedPair[]): ListedPair[] {
-  if (!run) {
-    const rows = new Map(listed.map((p) => [pairKey(p), p.rows]));
-    return pairs.map((p) => ({ ...p, rows: rows.get(pairKey(p)) ?? [] }));
-  }
-  const coverage = surfaceCoverage(pairs, run.results, { services: run.run.target.services, notRun: run.notRun });
-  return coverage.entries.map((e) => ({
-    service: e.service,
-    operation: e.operation,
-    sdkOperation: e.sdkOperation,
-    parameter: e.parameter,
-    kind: e.kind,
-    rows: e.rows,
+/**
+ * The pairs with their rows: the rows that declare the pair (RowDef.surface),
+ * and those that sent it in the run, else those the file names.
+ */
+export function withRows(
+  pairs: SurfacePair[],
+  run: Report | undefined,
+  listed: ListedPair[],
+  declared: Map<string, string[]>,
+): ListedPair[] {
+  const rows = new Map(listed.map((p) => [pairKey(p), p.rows]));
+  const sent = run
+    ? new Map(
+        surfaceCoverage(pairs, run.results, { services: run.run.target.services, notRun: run.notRun }).entries.map((e) => [
+          pairKey(e),
+          e.rows,
+        ]),
+      )
+    : rows;
+  return pairs.map((p) => ({
+    ...p,
+    rows: [...new Set([...(declared.get(declaredKey(p.service, p.operation, p.parameter)) ?? []), ...(sent.get(pairKey(p)) ?? [])])],
   }));
 }
 
@@ -82,7 +91,9 @@ async function main(): Promise<number> {
         .split("\n")
         .find((l) => l.startsWith("# rows from "))
     : undefined;
-  const pairs = withRows(await installedSurface(), run, listed);
+  await loadAllSuites();
+  const declared = declaredSurfaceRows(registeredRows().map((r) => r.row));
+  const pairs = withRows(await installedSurface(), run, listed, declared);
   const out = resolve(opts.out ?? SURFACE_FILE);
   writeFileSync(out, formatSurface(pairs, [...ABOUT, provenance(run, previous?.slice(2))]));
   const covered = pairs.filter((p) => p.rows.length).length;

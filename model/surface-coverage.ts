@@ -83,8 +83,10 @@ export function couldRefuse(parameter: string, value: string, a: Answer): boolea
       if (is(400)) return !inRange(p, value, a.operation);
       return p === "x-ms-proposed-lease-id" && is(409, ["LeaseAlreadyPresent", "LeaseIsBreakingAndCannotBeAcquired"]);
     case "queue parameter":
-      if (p === "popreceipt") return is(404, ["MessageNotFound"]) || is(400);
-      return is(400) && !inRange(p, value, a.operation);
+      // A receipt that is not the current one (Azure: 404 MessageNotFound; a 400 PopReceiptMismatch is seen too),
+      // a timeout out of its range (OutOfRangeQueryParameterValue): the codes tell the two apart on one request.
+      if (p === "popreceipt") return is(404, ["MessageNotFound"]) || is(400, ["PopReceiptMismatch", "InvalidQueryParameterValue"]);
+      return is(400, ["OutOfRangeQueryParameterValue", "InvalidQueryParameterValue"]) && !inRange(p, value, a.operation);
   }
   return false;
 }
@@ -117,8 +119,10 @@ function seenInEvidence(pairs: SurfacePair[], results: RowResult[]): Map<string,
     parametersOf.set(keyOf(p.service, p.operation), [...(parametersOf.get(keyOf(p.service, p.operation)) ?? []), p.parameter]);
   const seen = new Map<string, Seen>();
   for (const r of results) {
+    // A request of an operation the target does not implement exercised nothing: the pair is UNSUPPORTED, not sent.
+    const lacks = new Set((r.unsupported ?? []).map((u) => u.operation));
     for (const ex of [...r.evidence, ...(r.retried?.evidence ?? [])]) {
-      if (!ex.operation) continue;
+      if (!ex.operation || lacks.has(ex.operation)) continue;
       const service = ex.service ?? r.service;
       const operation = surfaceOperationOf(ex.operation, (n) => ex.requestHeaders[n]);
       const sent = carried(ex, parametersOf.get(keyOf(service, operation)) ?? []);
@@ -183,12 +187,20 @@ export function surfaceCoverage(pairs: (ListedPair | SurfacePair)[], results: Ro
     };
     if (!s) return { ...base, sent: false, rows: [], refusedAlone: false, notSentBecause: whyNotSent(pair, byId, context, lacking) };
     const refusedBy = [...s.refusedBy].sort();
+    const rows = [...s.rows].sort();
+    const failed = refusedBy.length
+      ? []
+      : rows.flatMap((id) => {
+          const status = byId.get(id)?.status;
+          return status && status !== "PASS" ? [[id, status] as const] : [];
+        });
     return {
       ...base,
       sent: true,
-      rows: [...s.rows].sort(),
+      rows,
       refusedAlone: refusedBy.length > 0,
       ...(refusedBy.length ? { refusedBy } : {}),
+      ...(failed.length ? { notRefusedIn: Object.fromEntries(failed) } : {}),
     };
   });
   return {

@@ -182,6 +182,12 @@ export interface SurfaceEntry extends SurfacePair {
   refusedBy?: string[];
   /** Why it was not sent. */
   notSentBecause?: NotSentReason;
+  /**
+   * Sent, not refused on its own: the rows that sent it and did not pass (a
+   * target answering otherwise than the kind's refusal fails them), with their
+   * status; none where every such row passed (the refusal is another kind's too).
+   */
+  notRefusedIn?: Record<string, string>;
 }
 
 /** A report's `surface`: every pair of the surface and what the run sent of it. */

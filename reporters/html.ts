@@ -139,9 +139,17 @@ function surfaceSection(report: Report): string {
       .slice(0, 3)
       .map((id) => `<a href="#${anchor(id)}"><code>${esc(id)}</code></a>`)
       .join(", ") + (ids.length > 3 ? ` (+${ids.length - 3})` : "");
+  // Sent, not refused on its own: the rows that sent it and did not pass say why (the target answered otherwise).
+  const notRefused = (failed?: Record<string, string>) =>
+    failed
+      ? `no: ${Object.entries(failed)
+          .slice(0, 3)
+          .map(([id, status]) => `${rows([id])} ${esc(status)}`)
+          .join(", ")}`
+      : "no";
   const line = (e: (typeof s.entries)[number]) =>
     `<tr><td>${esc(e.service)}</td><td>${esc(e.operation)}</td><td><code>${esc(e.parameter)}</code></td><td>${esc(e.kind)}</td>` +
-    `<td>${e.sent ? rows(e.rows) : esc(NOT_SENT_TEXT[e.notSentBecause ?? "NO_ROW"])}</td><td>${e.refusedAlone ? rows(e.refusedBy ?? []) : e.sent ? "no" : ""}</td></tr>`;
+    `<td>${e.sent ? rows(e.rows) : esc(NOT_SENT_TEXT[e.notSentBecause ?? "NO_ROW"])}</td><td>${e.refusedAlone ? rows(e.refusedBy ?? []) : e.sent ? notRefused(e.notRefusedIn) : ""}</td></tr>`;
   return (
     `<section id="surface"><h2>Concurrency surface</h2><p class="meta">Every (REST operation, concurrency parameter) pair the SDKs' operation specs take (catalogue section S). ${esc(surfaceSummary(report))}.</p>` +
     `<details><summary>Every pair</summary><table><thead><tr><th>service</th><th>operation</th><th>parameter</th><th>kind</th><th>sent by</th><th>refused on its own in</th></tr></thead><tbody>` +

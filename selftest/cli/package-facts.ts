@@ -1,8 +1,8 @@
 // What the published package must be, shared by the package self-test and
 // the docs self-test (the README states the budget).
 
-/** Unpacked size budget of the tarball, in bytes (README: "1 MB"). */
-export const UNPACKED_BUDGET_BYTES = 1_000_000;
+/** Unpacked size budget of the tarball, in bytes (README: "1.25 MB"). */
+export const UNPACKED_BUDGET_BYTES = 1_250_000;
 
 /** The only paths the tarball may hold: the compiled runtime, the data it reads, and npm's own files. */
 export const ALLOWED_IN_TARBALL: RegExp[] = [

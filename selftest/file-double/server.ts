@@ -6,15 +6,19 @@
 // Path-style URLs, account devstoreaccount1, Shared Key verified on every
 // request. Shares, directories, files (ranges, metadata, properties), Lease
 // File, List Files and Directories, List Shares, Delete, and Get File Service
-// Properties for the preflight. Flags (DoubleFlags) make it deviate in one
-// documented way each: the self-tests' mutants.
+// Properties for the preflight; share leases and share operations, the newer
+// file operations (copies, renames, links, Put Range From URL, List Ranges)
+// and the surface mutants' deviations are in extras.ts and the modules beside
+// it. Flags (DoubleFlags) make it deviate in one documented way each: the
+// self-tests' mutants.
 import { createHash, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { sharedKeySignature, stringToSign } from "../../fixtures/wire/shared-key.ts";
 import { DEV_ACCOUNT, DEV_KEY } from "../../fixtures/wire/target.ts";
+import { DoubleExtras, type ExtraFlags } from "./extras.ts";
 
-export interface DoubleFlags {
+export interface DoubleFlags extends ExtraFlags {
   /** Writes on a leased file succeed without (or with any) lease ID. */
   leaseNotEnforced: boolean;
   /** A write refused for its lease ID is applied anyway (the 412 is still sent). */
@@ -193,6 +197,22 @@ export class FileService {
   readonly calls = new Map<string, number>();
   constructor(readonly flags: DoubleFlags = NO_FLAGS) {}
 
+  /** Share leases and operations, the newer file operations, the surface mutants' deviations (extras.ts). */
+  private added?: DoubleExtras;
+  private get extras(): DoubleExtras {
+    return (this.added ??= new DoubleExtras({
+      shares: this.shares,
+      flags: this.flags,
+      newEtag: () => this.newEtag(),
+      stamp: (n) => this.stamp(n),
+      newFile: (name) => this.node("file", name),
+      newDir: (name) => this.node("dir", name),
+      guarded: (f, req, write) => this.guarded(f as FileNode, req, write),
+      writeReply: (status, f, extra) => this.writeReply(status, f as FileNode, extra),
+      count: (op) => this.count(op),
+    }));
+  }
+
   private newEtag(): string {
     this.etagSeq += 1;
     return `"0x8DD${(Date.now() * 16 + this.etagSeq).toString(16).toUpperCase().padStart(13, "0").slice(-13)}"`;
@@ -227,9 +247,15 @@ export class FileService {
   }
 
   handle(req: http.IncomingMessage, body: Buffer): Reply {
+    return this.extras.around(req, () => this.dispatch(req, body));
+  }
+
+  private dispatch(req: http.IncomingMessage, body: Buffer): Reply {
     const url = new URL(req.url ?? "/", "http://double");
     try {
       this.authenticate(req, url);
+      const added = this.extras.route(req, url, body);
+      if (added) return added;
       const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
       if (parts[0] !== DEV_ACCOUNT) return error(400, "InvalidQueryParameterValue");
       const q = url.searchParams;
@@ -424,6 +450,7 @@ export class FileService {
       "x-ms-lease-state": f.lease.state,
       "x-ms-lease-status": f.lease.state === "leased" ? "locked" : "unlocked",
       ...metaHeaders(f.metadata),
+      ...this.extras.fileHeaders(f),
     };
     if (f.lease.state === "leased") h["x-ms-lease-duration"] = "infinite";
     if (f.contentEncoding) h["content-encoding"] = f.contentEncoding;

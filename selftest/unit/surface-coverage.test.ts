@@ -133,7 +133,17 @@ const RESULTS: RowResult[] = [
   ),
   row(
     "blob/from-url",
-    [ex("Put Page From URL", "PUT", "/c/b?comp=page", { "x-ms-copy-source": "http://x" }, 501, "NotImplemented")],
+    // the parameter went out on a request the target does not implement: nothing exercised, UNSUPPORTED
+    [
+      ex(
+        "Put Page From URL",
+        "PUT",
+        "/c/b?comp=page",
+        { "x-ms-copy-source": "http://x", "x-ms-source-if-match": '"0x1"' },
+        501,
+        "NotImplemented",
+      ),
+    ],
     "UNSUPPORTED",
     {
       unsupported: [{ operation: "Put Page From URL", status: 501, code: "NotImplemented" }],
@@ -178,6 +188,30 @@ describe("surface coverage from a run's evidence", function () {
   it("a queue parameter in the query: a stale receipt refused on its own", function () {
     assert.deepInclude(entry("Update Message", "popreceipt"), { sent: true, refusedAlone: true });
     assert.deepInclude(entry("Update Message", "visibilitytimeout"), { sent: true, refusedAlone: false });
+  });
+
+  it("a pair sent and not refused on its own names the rows that sent it and did not pass", function () {
+    const snapshot = ex("Snapshot Blob", "PUT", "/c/b?comp=snapshot", { "if-none-match": '"0x1"' }, 304, "ConditionNotMet");
+    const results = [row("blob/snapshot-pinned", [snapshot], "EXPECTED_FAIL"), row("blob/snapshot-other", [snapshot], "PASS")];
+    const got = surfaceCoverage(PAIRS, results, { services: SERVICES, notRun: [] }).entries.find((e) => e.operation === "Snapshot Blob")!;
+    assert.deepInclude(got, { sent: true, refusedAlone: false, notRefusedIn: { "blob/snapshot-pinned": "EXPECTED_FAIL" } });
+    assert.notProperty(entry("Put Blob (BlockBlob)", "if-match"), "notRefusedIn");
+  });
+
+  it("a queue timeout out of range is refused on its own beside a receipt: the codes tell them apart", function () {
+    const update = (code: string) => ex("Update Message", "PUT", "/q/messages/m?popreceipt=AAA&visibilitytimeout=604801", {}, 400, code);
+    const of = (code: string) =>
+      surfaceCoverage(PAIRS, [row("queue/range", [update(code)], "PASS", { service: "queue" })], { services: SERVICES, notRun: [] })
+        .entries.filter((e) => e.operation === "Update Message")
+        .map((e) => [e.parameter, e.refusedAlone]);
+    assert.deepEqual(of("OutOfRangeQueryParameterValue"), [
+      ["popreceipt", false],
+      ["visibilitytimeout", true],
+    ]);
+    assert.deepEqual(of("PopReceiptMismatch"), [
+      ["popreceipt", true],
+      ["visibilitytimeout", false],
+    ]);
   });
 
   it("why a pair went unsent: its service, its operation, its rows' statuses, its rows not selected, else no row", function () {

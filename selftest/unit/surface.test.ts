@@ -7,10 +7,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
 import { loadAllSuites } from "../headless.ts";
-import { operationOf } from "../../fixtures/wire/operations.ts";
+import { operationFamily, operationOf, surfaceNameOfRequest } from "../../fixtures/wire/operations.ts";
+import { ANY_SUBJECT, BLOB_OPERATIONS } from "../../suites/blob/operations.ts";
+import { SURFACE_OPS } from "../../suites/blob/surface/surface-ops.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 import { registeredRows } from "../../fixtures/harness/registry.ts";
-import { installedSdkSpecs, listedSurface, surfaceNameOf } from "../../fixtures/run/surface.ts";
+import { declaredKey, declaredSurfaceRows, installedSdkSpecs, listedSurface, surfaceNameOf } from "../../fixtures/run/surface.ts";
 import type { Service } from "../../model/result.ts";
 import {
   classifierOperationOf,
@@ -108,6 +110,32 @@ describe("surface lint: catalogue/surface.tsv and the installed SDKs", function 
     assert.deepEqual(unknownRows(bad, ids), [`blob/no/such-row (${listed[0].operation}, ${listed[0].parameter})`]);
   });
 
+  it("every pair names a row (section S: a pair no row covers is a claim left unchecked)", function () {
+    const bare = listed.filter((p) => !p.rows.length).map((p) => `${p.service} | ${p.operation} | ${p.parameter}`);
+    assert.deepEqual(
+      bare,
+      [],
+      "pairs with no row: add a row (suites/<service>/surface/) or declare one (RowDef.surface), then npm run surface",
+    );
+  });
+
+  it("every pair a row declares (RowDef.surface) is a pair of the surface, and the file names the row for it", async function () {
+    await loadAllSuites();
+    const keys = new Set(listed.map((p) => declaredKey(p.service, p.operation, p.parameter)));
+    const declared = declaredSurfaceRows(registeredRows().map((r) => r.row));
+    assert.deepEqual(
+      [...declared.keys()].filter((k) => !keys.has(k)).map((k) => k.replace(/\t/g, " | ")),
+      [],
+      "declared pairs the surface does not have",
+    );
+    const named = new Map(listed.map((p) => [declaredKey(p.service, p.operation, p.parameter), new Set(p.rows)]));
+    const unnamed = [...declared].flatMap(([k, ids]) =>
+      ids.filter((id) => !named.get(k)?.has(id)).map((id) => `${id}: ${k.replace(/\t/g, " | ")}`),
+    );
+    assert.deepEqual(unnamed, [], "rows the file does not name for the pair they declare: npm run surface");
+    assert.isAbove(declared.size, 0);
+  });
+
   it("every operation has a name of the REST reference, not the classifier's fallback for a request it does not know", function () {
     const unnamed = [...new Set(derived.map((p) => p.operation))].filter((op) => /^(blob|queue|table|file) [A-Z]+\b/.test(op));
     assert.deepEqual(unnamed, []);
@@ -131,6 +159,27 @@ describe("surface lint: catalogue/surface.tsv and the installed SDKs", function 
   it("the file's text reads back as written", function () {
     const pairs = listed.slice(0, 5).map((p, i) => ({ ...p, rows: i % 2 ? ["a/b", "a/c"] : [] }));
     assert.deepEqual(parseSurface(formatSurface(pairs, ["about"])), pairs);
+  });
+});
+
+describe("surface records: each record's request classifies back to its own name", function () {
+  it("every blob surface record (suites/blob/surface/surface-ops.ts) and every blob operation record (suites/blob/operations.ts)", function () {
+    const subject = { ...ANY_SUBJECT, snapshot: "2026-01-01T00:00:00.0000000Z", renamed: "r" };
+    const wrong = SURFACE_OPS.map((op) => [op.operation, surfaceNameOfRequest("blob", op.request(subject))]).filter(([a, b]) => a !== b);
+    assert.deepEqual(wrong, []);
+    const records = [...BLOB_OPERATIONS.values()].map((r) => [
+      r.operation,
+      operationFamily(surfaceNameOfRequest("blob", r.request(ANY_SUBJECT))),
+    ]);
+    assert.deepEqual(
+      records.filter(([a, b]) => a !== classifierOperationOf(b)),
+      [],
+    );
+    // The check can fail: a record whose request is another operation's.
+    assert.notEqual(
+      surfaceNameOfRequest("blob", { ...SURFACE_OPS[0].request(subject), query: { comp: "metadata" } }),
+      SURFACE_OPS[0].operation,
+    );
   });
 });
 

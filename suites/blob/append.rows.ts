@@ -301,6 +301,7 @@ const rows = [
       );
       expectContent(`${ok}: the blob read back`, await viewOf(t, a.ref), a.content + "source bytes;");
     },
+    { surface: [{ operation: "Append Block From URL", parameter: "x-ms-blob-condition-appendpos" }] },
   ),
   restRow(
     "blob/append/from-url/maxsize",
@@ -322,6 +323,7 @@ const rows = [
       );
       expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
     },
+    { surface: [{ operation: "Append Block From URL", parameter: "x-ms-blob-condition-maxsize" }] },
   ),
 ];
 

@@ -139,7 +139,8 @@ export async function secondLater(t: RowContext, probe: () => Promise<Date | und
     (date) => date,
     changed + 1000,
     // No budget of its own: time queueing for the pool is no answer, and the row's time limit bounds a slow target.
-    { timeoutMs: Number.POSITIVE_INFINITY, intervalMs: 250 },
+    // Dates count whole seconds: a probe each half second finds the next one without a train of probes.
+    { timeoutMs: Number.POSITIVE_INFINITY, intervalMs: 500 },
   );
 }
 

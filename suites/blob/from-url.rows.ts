@@ -14,7 +14,7 @@ import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
 import { HEADER_LABEL } from "./conditional-claims.ts";
 import { blobState, headerValue, newBlobOf, secondLater, type BlobKind } from "./conditional-kit.ts";
 import { FROM_URL_CELLS, FROM_URL_OPS, type FromUrlCell } from "./from-url-claims.ts";
-import { SOURCE_CONTENT, type Subject } from "./operations.ts";
+import { SOURCE_CONTENT, surfacePair, type Subject } from "./operations.ts";
 import { readableUrl, restRow, sendOperation } from "./rest-kit.ts";
 
 const CONDITIONAL = "Specifying Conditional Headers for Blob Service Operations";
@@ -100,7 +100,12 @@ const rows = FROM_URL_CELLS.map((cell) =>
     `${cell.record.operation}: a failing ${cell.wireHeader} → ${refusalText(cell)}, the destination unchanged; a holding one succeeds`,
     `${cell.record.operation}; ${CONDITIONAL}`,
     (t) => runCell(t, cell),
-    { ...(cell.disputed ? { level: "disputed" as const } : {}), waitSeconds: 1, claim: cell.at },
+    {
+      ...(cell.disputed ? { level: "disputed" as const } : {}),
+      waitSeconds: 1,
+      claim: cell.at,
+      surface: [surfacePair(cell.record, cell.wireHeader)],
+    },
   ),
 );
 

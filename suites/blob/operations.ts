@@ -6,7 +6,7 @@
 // (the conditional columns of T1/T2, the tag predicates of X-T, the From-URL
 // conditions of X-U) add what they claim about an operation beside its
 // record; adding or correcting an operation is one edit here.
-import { operationFamily } from "../../fixtures/wire/operations.ts";
+import { operationFamily, surfaceNameOfRequest } from "../../fixtures/wire/operations.ts";
 import type { RawRequest, RawResponse } from "../../fixtures/wire/raw.ts";
 
 /** Where a cell's request goes. */
@@ -54,11 +54,13 @@ export interface BlobOperation {
   reply?: { what: string; holds(res: RawResponse, s: ResourceState): boolean };
 }
 
-const container = (s: Subject, comp?: string, extra: Record<string, string> = {}) => ({
+/** A container's path and query, with a `comp` and more query parameters. */
+export const containerAt = (s: Pick<Subject, "container">, comp?: string, extra: Record<string, string> = {}) => ({
   path: `/${s.container}`,
   query: { restype: "container", ...(comp ? { comp } : {}), ...extra },
 });
-const blob = (s: Subject, comp?: string, extra: Record<string, string> = {}) => ({
+/** A blob's path and query, with a `comp` and more query parameters. */
+export const blobAt = (s: Pick<Subject, "container" | "blob">, comp?: string, extra: Record<string, string> = {}) => ({
   path: `/${s.container}/${encodeURIComponent(s.blob!)}`,
   query: { ...(comp ? { comp } : {}), ...extra },
 });
@@ -81,7 +83,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Create Container",
     resource: "container",
     kind: "write",
-    request: (s) => ({ method: "PUT", ...container(s) }),
+    request: (s) => ({ method: "PUT", ...containerAt(s) }),
     effect: { what: "the container exists", holds: (s) => s.exists },
   },
   {
@@ -89,21 +91,21 @@ const RECORDS: BlobOperation[] = [
     operation: "Get Container Properties",
     resource: "container",
     kind: "read",
-    request: (s) => ({ method: "GET", ...container(s) }),
+    request: (s) => ({ method: "GET", ...containerAt(s) }),
   },
   {
     slug: "get-container-metadata",
     operation: "Get Container Metadata",
     resource: "container",
     kind: "read",
-    request: (s) => ({ method: "GET", ...container(s, "metadata") }),
+    request: (s) => ({ method: "GET", ...containerAt(s, "metadata") }),
   },
   {
     slug: "set-container-metadata",
     operation: "Set Container Metadata",
     resource: "container",
     kind: "write",
-    request: (s) => ({ method: "PUT", ...container(s, "metadata"), headers: { "x-ms-meta-state": "permitted" } }),
+    request: (s) => ({ method: "PUT", ...containerAt(s, "metadata"), headers: { "x-ms-meta-state": "permitted" } }),
     effect: { what: "the metadata is the permitted request's", holds: (s) => s.metadata?.state === "permitted" },
   },
   {
@@ -111,7 +113,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Get Container ACL",
     resource: "container",
     kind: "read",
-    request: (s) => ({ method: "GET", ...container(s, "acl") }),
+    request: (s) => ({ method: "GET", ...containerAt(s, "acl") }),
   },
   {
     slug: "set-container-acl",
@@ -120,7 +122,7 @@ const RECORDS: BlobOperation[] = [
     kind: "write",
     request: (s) => ({
       method: "PUT",
-      ...container(s, "acl"),
+      ...containerAt(s, "acl"),
       headers: { "content-type": "application/xml" },
       body: `<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers><SignedIdentifier><Id>permitted</Id><AccessPolicy><Permission>r</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>`,
     }),
@@ -131,7 +133,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Delete Container",
     resource: "container",
     kind: "write",
-    request: (s) => ({ method: "DELETE", ...container(s) }),
+    request: (s) => ({ method: "DELETE", ...containerAt(s) }),
     effect: { what: "the container is gone", holds: (s) => !s.exists },
   },
   {
@@ -141,7 +143,7 @@ const RECORDS: BlobOperation[] = [
     kind: "write",
     request: (s) => ({
       method: "PUT",
-      ...container(s, "lease"),
+      ...containerAt(s, "lease"),
       headers: { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "-1", "x-ms-proposed-lease-id": LEASE_ID },
     }),
     effect: { what: "the container is leased", holds: (s) => s.leaseState === "leased" },
@@ -151,14 +153,14 @@ const RECORDS: BlobOperation[] = [
     operation: "List Blobs",
     resource: "container",
     kind: "read",
-    request: (s) => ({ method: "GET", ...container(s, "list") }),
+    request: (s) => ({ method: "GET", ...containerAt(s, "list") }),
   },
   {
     slug: "put-blob",
     operation: "Put Blob",
     resource: "block-blob",
     kind: "write",
-    request: (s) => ({ method: "PUT", ...blob(s), headers: { "x-ms-blob-type": "BlockBlob" }, body: NEW_CONTENT }),
+    request: (s) => ({ method: "PUT", ...blobAt(s), headers: { "x-ms-blob-type": "BlockBlob" }, body: NEW_CONTENT }),
     effect: { what: "the content is the permitted request's", holds: (s) => s.content === NEW_CONTENT },
   },
   {
@@ -166,7 +168,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Get Blob",
     resource: "block-blob",
     kind: "read",
-    request: (s) => ({ method: "GET", ...blob(s) }),
+    request: (s) => ({ method: "GET", ...blobAt(s) }),
     reply: {
       what: "the content and x-ms-meta-state are the blob's",
       holds: (res, s) => res.body === s.content && metadataReply.holds(res),
@@ -177,7 +179,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Get Blob Properties",
     resource: "block-blob",
     kind: "read",
-    request: (s) => ({ method: "HEAD", ...blob(s) }),
+    request: (s) => ({ method: "HEAD", ...blobAt(s) }),
     reply: metadataReply,
   },
   {
@@ -185,7 +187,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Set Blob Properties",
     resource: "block-blob",
     kind: "write",
-    request: (s) => ({ method: "PUT", ...blob(s, "properties"), headers: { "x-ms-blob-content-type": "text/x-permitted" } }),
+    request: (s) => ({ method: "PUT", ...blobAt(s, "properties"), headers: { "x-ms-blob-content-type": "text/x-permitted" } }),
     effect: { what: "the Content-Type is the permitted request's", holds: (s) => s.contentType === "text/x-permitted" },
   },
   {
@@ -193,7 +195,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Get Blob Metadata",
     resource: "block-blob",
     kind: "read",
-    request: (s) => ({ method: "GET", ...blob(s, "metadata") }),
+    request: (s) => ({ method: "GET", ...blobAt(s, "metadata") }),
     reply: metadataReply,
   },
   {
@@ -201,7 +203,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Set Blob Metadata",
     resource: "block-blob",
     kind: "write",
-    request: (s) => ({ method: "PUT", ...blob(s, "metadata"), headers: { "x-ms-meta-state": "permitted" } }),
+    request: (s) => ({ method: "PUT", ...blobAt(s, "metadata"), headers: { "x-ms-meta-state": "permitted" } }),
     effect: { what: "the metadata is the permitted request's", holds: (s) => s.metadata?.state === "permitted" },
   },
   {
@@ -211,7 +213,7 @@ const RECORDS: BlobOperation[] = [
     kind: "write",
     request: (s) => ({
       method: "PUT",
-      ...blob(s, "lease"),
+      ...blobAt(s, "lease"),
       headers: { "x-ms-lease-action": "acquire", "x-ms-lease-duration": "-1", "x-ms-proposed-lease-id": LEASE_ID },
     }),
     effect: { what: "the blob is leased", holds: (s) => s.leaseState === "leased" },
@@ -221,7 +223,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Snapshot Blob",
     resource: "block-blob",
     kind: "write",
-    request: (s) => ({ method: "PUT", ...blob(s, "snapshot") }),
+    request: (s) => ({ method: "PUT", ...blobAt(s, "snapshot") }),
     effect: { what: "a snapshot exists", holds: (s) => s.snapshots === 1 },
   },
   {
@@ -230,7 +232,7 @@ const RECORDS: BlobOperation[] = [
     resource: "block-blob",
     kind: "write",
     readsSource: true,
-    request: (s) => ({ method: "PUT", ...blob(s), headers: { "x-ms-copy-source": s.sourceUrl! } }),
+    request: (s) => ({ method: "PUT", ...blobAt(s), headers: { "x-ms-copy-source": s.sourceUrl! } }),
     effect: { what: "the destination holds the source's content", holds: (s) => s.content === SOURCE_CONTENT },
   },
   {
@@ -238,7 +240,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Abort Copy Blob",
     resource: "block-blob",
     kind: "write",
-    request: (s) => ({ method: "PUT", ...blob(s, "copy", { copyid: s.copyId! }), headers: { "x-ms-copy-action": "abort" } }),
+    request: (s) => ({ method: "PUT", ...blobAt(s, "copy", { copyid: s.copyId! }), headers: { "x-ms-copy-action": "abort" } }),
     effect: { what: "the copy is aborted", holds: (s) => s.copyStatus === "aborted" },
   },
   {
@@ -246,7 +248,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Delete Blob",
     resource: "block-blob",
     kind: "write",
-    request: (s) => ({ method: "DELETE", ...blob(s) }),
+    request: (s) => ({ method: "DELETE", ...blobAt(s) }),
     effect: { what: "the blob is gone", holds: (s) => !s.exists },
   },
   {
@@ -254,7 +256,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Put Block",
     resource: "block-blob",
     kind: "write",
-    request: (s) => ({ method: "PUT", ...blob(s, "block", { blockid: BLOCK_ID }), body: NEW_CONTENT }),
+    request: (s) => ({ method: "PUT", ...blobAt(s, "block", { blockid: BLOCK_ID }), body: NEW_CONTENT }),
     effect: { what: "the block is uncommitted in the block list", holds: (s) => !!s.uncommitted?.includes(BLOCK_ID) },
   },
   {
@@ -264,7 +266,7 @@ const RECORDS: BlobOperation[] = [
     kind: "write",
     request: (s) => ({
       method: "PUT",
-      ...blob(s, "blocklist"),
+      ...blobAt(s, "blocklist"),
       body: `<?xml version="1.0" encoding="utf-8"?><BlockList><Latest>${BLOCK_ID}</Latest></BlockList>`,
     }),
     effect: { what: "the content is the committed block's", holds: (s) => s.content === NEW_CONTENT },
@@ -274,7 +276,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Get Block List",
     resource: "block-blob",
     kind: "read",
-    request: (s) => ({ method: "GET", ...blob(s, "blocklist", { blocklisttype: "all" }) }),
+    request: (s) => ({ method: "GET", ...blobAt(s, "blocklist", { blocklisttype: "all" }) }),
   },
   {
     slug: "put-page",
@@ -283,7 +285,7 @@ const RECORDS: BlobOperation[] = [
     kind: "write",
     request: (s) => ({
       method: "PUT",
-      ...blob(s, "page"),
+      ...blobAt(s, "page"),
       headers: { "x-ms-range": "bytes=0-511", "x-ms-page-write": "update" },
       body: PAGE,
     }),
@@ -294,7 +296,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Get Page Ranges",
     resource: "page-blob",
     kind: "read",
-    request: (s) => ({ method: "GET", ...blob(s, "pagelist") }),
+    request: (s) => ({ method: "GET", ...blobAt(s, "pagelist") }),
   },
   // Beyond the article (catalogue, section X).
   {
@@ -302,7 +304,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Get Blob Tags",
     resource: "block-blob",
     kind: "read",
-    request: (s) => ({ method: "GET", ...blob(s, "tags") }),
+    request: (s) => ({ method: "GET", ...blobAt(s, "tags") }),
     reply: { what: "the tag set is the blob's", holds: (res) => /<Tag>\s*<Key>state<\/Key>/.test(res.body) },
   },
   {
@@ -310,7 +312,7 @@ const RECORDS: BlobOperation[] = [
     operation: "Append Block",
     resource: "append-blob",
     kind: "write",
-    request: (s) => ({ method: "PUT", ...blob(s, "appendblock"), body: NEW_CONTENT }),
+    request: (s) => ({ method: "PUT", ...blobAt(s, "appendblock"), body: NEW_CONTENT }),
     effect: { what: "the block is appended", holds: (s) => s.content === "original" + NEW_CONTENT },
   },
   {
@@ -319,7 +321,7 @@ const RECORDS: BlobOperation[] = [
     resource: "append-blob",
     kind: "write",
     readsSource: true,
-    request: (s) => ({ method: "PUT", ...blob(s, "appendblock"), headers: { "x-ms-copy-source": s.sourceUrl! } }),
+    request: (s) => ({ method: "PUT", ...blobAt(s, "appendblock"), headers: { "x-ms-copy-source": s.sourceUrl! } }),
     effect: { what: "the source's bytes are appended", holds: (s) => s.content === "original" + SOURCE_CONTENT },
   },
   {
@@ -328,7 +330,7 @@ const RECORDS: BlobOperation[] = [
     resource: "block-blob",
     kind: "write",
     readsSource: true,
-    request: (s) => ({ method: "PUT", ...blob(s), headers: { "x-ms-copy-source": s.sourceUrl!, "x-ms-blob-type": "BlockBlob" } }),
+    request: (s) => ({ method: "PUT", ...blobAt(s), headers: { "x-ms-copy-source": s.sourceUrl!, "x-ms-blob-type": "BlockBlob" } }),
     effect: { what: "the blob holds the source's bytes", holds: (s) => s.content === SOURCE_CONTENT },
   },
   {
@@ -337,7 +339,7 @@ const RECORDS: BlobOperation[] = [
     resource: "block-blob",
     kind: "write",
     readsSource: true,
-    request: (s) => ({ method: "PUT", ...blob(s, "block", { blockid: BLOCK_ID }), headers: { "x-ms-copy-source": s.sourceUrl! } }),
+    request: (s) => ({ method: "PUT", ...blobAt(s, "block", { blockid: BLOCK_ID }), headers: { "x-ms-copy-source": s.sourceUrl! } }),
     effect: { what: "the block is uncommitted in the block list", holds: (s) => !!s.uncommitted?.includes(BLOCK_ID) },
   },
   {
@@ -346,7 +348,7 @@ const RECORDS: BlobOperation[] = [
     resource: "block-blob",
     kind: "write",
     readsSource: true,
-    request: (s) => ({ method: "PUT", ...blob(s), headers: { "x-ms-copy-source": s.sourceUrl!, "x-ms-requires-sync": "true" } }),
+    request: (s) => ({ method: "PUT", ...blobAt(s), headers: { "x-ms-copy-source": s.sourceUrl!, "x-ms-requires-sync": "true" } }),
     effect: { what: "the destination holds the source's bytes", holds: (s) => s.content === SOURCE_CONTENT && s.copyStatus === "success" },
   },
   {
@@ -357,7 +359,7 @@ const RECORDS: BlobOperation[] = [
     readsSource: true,
     request: (s) => ({
       method: "PUT",
-      ...blob(s, "page"),
+      ...blobAt(s, "page"),
       headers: {
         "x-ms-page-write": "update",
         "x-ms-range": "bytes=0-511",
@@ -368,6 +370,15 @@ const RECORDS: BlobOperation[] = [
     effect: { what: "the page holds the source's bytes", holds: (s) => s.pages === "0-511" && s.content === SOURCE_CONTENT },
   },
 ];
+
+/** A subject with every field, to name a record's request (fixtures/wire/operations.ts, surfaceNameOfRequest). */
+export const ANY_SUBJECT: Subject = { container: "c", blob: "b", sourceUrl: "https://a.blob.core.windows.net/c/s", copyId: "id" };
+
+/** The (operation, parameter) pair of catalogue section S a record's request covers with a parameter. */
+export const surfacePair = (record: Pick<BlobOperation, "request">, parameter: string) => ({
+  operation: surfaceNameOfRequest("blob", record.request(ANY_SUBJECT)),
+  parameter,
+});
 
 export const BLOB_OPERATIONS: ReadonlyMap<string, BlobOperation> = new Map(RECORDS.map((r) => [r.slug, r]));
 

@@ -11,7 +11,7 @@ import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { allAnswered, notAvailable, RowSignal } from "../../fixtures/wire/signals.ts";
 import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
 import { blobState, newBlobOf, secondLater } from "./conditional-kit.ts";
-import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type ResourceState, type Subject } from "./operations.ts";
+import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, surfacePair, type ResourceState, type Subject } from "./operations.ts";
 import { expectOk, readableUrl, refOf, restRow, sendOperation, sendRaw } from "./rest-kit.ts";
 import { IF_TAGS, predicate, TAG_CLAIMS, type TagClaim } from "./tags-claims.ts";
 
@@ -121,7 +121,11 @@ const generated = TAG_CLAIMS.map((claim) =>
     `${claim.operation} with a false x-ms-if-tags → 412 ConditionNotMet${claim.kind === "read" ? " (not 304)" : ", the blob unchanged"}; a true one proceeds`,
     `${claim.operation}; ${CONDITIONAL}`,
     (t) => runTagCell(t, claim),
-    { claim: claim.at },
+    {
+      claim: claim.at,
+      // The SDKs have no Get Blob Metadata: its predicate is the REST reference's, outside the surface (catalogue S).
+      ...(claim.operation === "Get Blob Metadata" ? {} : { surface: [surfacePair(claim, IF_TAGS)] }),
+    },
   ),
 );
 

@@ -234,6 +234,7 @@ const rows = [
         200,
       );
     },
+    { surface: [{ operation: "Set Blob Immutability Policy", parameter: "if-unmodified-since" }] },
   ),
 ];
 

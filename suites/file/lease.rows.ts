@@ -9,6 +9,7 @@ import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { claimAt } from "../../fixtures/harness/locations.ts";
+import { surfaceOf } from "./surface/surface-claims.ts";
 import { durable, fileSource, fill, listNames, newFile, rawPath, readFile, SIZE, viaClient, type FileState } from "./file-kit.ts";
 
 const P = "file/lease/";
@@ -97,7 +98,7 @@ async function withoutId(t: RowContext, op: WriteOp): Promise<void> {
 }
 
 async function wrongId(t: RowContext, op: WriteOp): Promise<void> {
-  const { f } = await leasedFile(t);
+  const { f, leaseId } = await leasedFile(t);
   const before = await readFile(f);
   t.step(`${op.operation} with another lease ID`);
   await expectRefused(`${op.operation} on a leased file with a wrong lease ID`, op.write(f, randomUUID()), {
@@ -105,6 +106,9 @@ async function wrongId(t: RowContext, op: WriteOp): Promise<void> {
     code: "LeaseIdMismatchWithFileOperation",
   });
   await expectUnchanged(`${op.operation} refused (wrong lease ID)`, f, before);
+  t.step(`${op.operation} with the holder's lease ID`);
+  await expectSucceeds(`${op.operation} with the holder's lease ID`, op.write(f, leaseId));
+  expectTrue(`${op.operation} with the holder's lease ID: the write is read back`, op.applied(before, await stateOf(f)));
 }
 
 async function acquireInfinite(t: RowContext): Promise<void> {
@@ -225,6 +229,7 @@ async function etagUnchanged(t: RowContext): Promise<void> {
 const rows: RowDef[] = [
   {
     id: "file/lease/acquire/infinite",
+    surface: surfaceOf("file/lease/acquire/infinite"),
     title: "Acquire an infinite lease: leased/locked/infinite; another ID cannot acquire it",
     level: "rest",
     source: source("acquire, x-ms-lease-duration -1"),
@@ -233,6 +238,7 @@ const rows: RowDef[] = [
   },
   {
     id: "file/lease/acquire/finite-refused",
+    surface: surfaceOf("file/lease/acquire/finite-refused"),
     title: "Acquire with a finite duration is refused (400); -1 succeeds",
     level: "rest",
     source: source("x-ms-lease-duration: only -1 for files"),
@@ -271,15 +277,17 @@ const rows: RowDef[] = [
       level: "rest" as const,
       source: source(`${op.operation} (x-ms-lease-id)`),
       service: "file" as const,
+      surface: surfaceOf(`${P}${op.slug}/without-id`),
       run: (t: RowContext) => withoutId(t, op),
     },
     {
       id: `${P}${op.slug}/wrong-id`,
       claim: claimAt(import.meta.url, `slug: "${op.slug}",`),
-      title: `${op.operation} on a leased file with another lease ID → 412 LeaseIdMismatchWithFileOperation, file unchanged`,
+      title: `${op.operation} on a leased file with another lease ID → 412 LeaseIdMismatchWithFileOperation, file unchanged; with the holder's ID it succeeds`,
       level: "rest" as const,
       source: source(`${op.operation} (x-ms-lease-id)`),
       service: "file" as const,
+      surface: surfaceOf(`${P}${op.slug}/wrong-id`),
       run: (t: RowContext) => wrongId(t, op),
     },
   ]),

@@ -1,0 +1,73 @@
+// Mutants of the file double generated from the data the surface rows are
+// generated from: for every (operation, parameter) pair of the file surface
+// (suites/file/surface/surface-claims.ts) the parameter ignored, a refusal
+// it draws answered with another status, a holding value refused; for every
+// cell of the share lease table (suites/blob/lease-table.ts on the share
+// states) the cell answered the other way; and one per share lease rule.
+// Each names the rows of which at least one must FAIL against it, and runs
+// only those.
+import { ACTIONS, TABLE } from "../../suites/blob/lease-table.ts";
+import { SHARE_STATES } from "../../suites/file/surface/share-lease-kit.ts";
+import { CLAIMS, failingRefusal, opSlug, rowsOf } from "../../suites/file/surface/surface-claims.ts";
+import type { Deviation } from "./double-types.ts";
+import type { DoubleMutant } from "./mutants.ts";
+
+const HOW: Record<Deviation["how"], string> = {
+  ignored: "the double acts as if the parameter were absent",
+  "wrong-refusal": "a refusal of a request carrying it gets another status (412↔409, 400→409)",
+  "holding-refused": "every request carrying it is refused, a holding value too",
+};
+
+const pairMutants: DoubleMutant[] = CLAIMS.flatMap((c) =>
+  (Object.keys(HOW) as Deviation["how"][]).map((how) => ({
+    name: `file-surface-${opSlug(c.op)}-${c.parameter}-${how}`,
+    description: `${c.op} / ${c.parameter}: ${HOW[how]}`,
+    flags: { deviation: { operation: c.op, parameter: c.parameter, how, refusal: failingRefusal(c) } },
+    kills: rowsOf(c),
+  })),
+);
+
+const cellMutants: DoubleMutant[] = ACTIONS.flatMap((action) =>
+  SHARE_STATES.map((state) => ({
+    name: `file-share-lease-${action}-${state}`,
+    description: `Lease Share ${action} on ${state === "available" ? "an" : "a"} ${state} lease answered the other way (${TABLE[action][state].status < 300 ? "409" : "success"}, nothing applied)`,
+    flags: { shareLeaseCell: { action, state } },
+    kills: [`file/share-lease/state/${action}/${state}`],
+  })),
+);
+
+const ruleMutants: DoubleMutant[] = [
+  {
+    name: "file-share-lease-duration-unchecked",
+    description: "Lease Share acquire accepts any duration (14, 61, 0)",
+    flags: { shareDurationUnchecked: true },
+    kills: ["file/share-lease/duration-range", "file/surface/lease-share-acquire/x-ms-lease-duration"],
+  },
+  {
+    name: "file-share-lease-break-period-unchecked",
+    description: "Lease Share break accepts any period (61, -1)",
+    flags: { shareBreakPeriodUnchecked: true },
+    kills: ["file/share-lease/break-period-range", "file/surface/lease-share-break/x-ms-lease-break-period"],
+  },
+  {
+    name: "file-share-delete-unguarded",
+    description: "Delete Share ignores the share's lease",
+    flags: { shareDeleteUnguarded: true },
+    kills: ["file/share-lease/delete-requires-id", "file/surface/delete-share/x-ms-lease-id"],
+  },
+  {
+    name: "file-share-ops-need-lease",
+    description: "the other share operations need the lease ID on a leased share (412 LeaseIdMissing without it)",
+    flags: { shareOpsNeedLease: true },
+    kills: ["file/share-lease/others-shared"],
+  },
+  {
+    name: "file-share-release-keeps-id",
+    description: "a released share lease keeps its ID: renew with it leases the share again",
+    flags: { shareReleaseKeepsId: true },
+    kills: ["file/share-lease/renew-after-release"],
+  },
+];
+
+/** The generated mutants: each runs only the rows it names. */
+export const SURFACE_MUTANTS: DoubleMutant[] = [...pairMutants, ...cellMutants, ...ruleMutants];

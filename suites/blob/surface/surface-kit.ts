@@ -1,0 +1,257 @@
+// What the surface rows (surface.rows.ts) stand on: a cell per (record,
+// parameter) with the refusal section S gives its kind, the subject the
+// record and the parameter need, its state read back raw, and the holding and
+// failing values, all derived from what the target answered (its ETag, its
+// Last-Modified, the tags and sequence number set here): no local clock.
+import { expectOk, readableUrl } from "../rest-kit.ts";
+import { expectRawStatus } from "../../../fixtures/harness/assert.ts";
+import type { RowContext } from "../../../fixtures/harness/engine.ts";
+import type { RawResponse } from "../../../fixtures/wire/raw.ts";
+import { kindOf, type SurfaceKind } from "../../../model/surface.ts";
+import { newBlockBlob, newPageBlob, STALE_ETAG } from "../blob-kit.ts";
+import { newBlobOf } from "../conditional-kit.ts";
+import { LEASE_ID, SOURCE_CONTENT } from "../operations.ts";
+import {
+  digestOf,
+  PAGE,
+  PROPOSED_LEASE_ID,
+  TAGS,
+  type Need,
+  type SurfaceOp,
+  type SurfaceState,
+  type SurfaceSubject,
+} from "./surface-ops.ts";
+
+export const OTHER_LEASE_ID = "0badc0de-0000-4000-8000-000000000bad";
+export const SEQUENCE_NUMBER = 5;
+
+export interface Refusal {
+  status: number;
+  /** The codes the catalogue allows; none for a 304. */
+  code: string[];
+}
+
+export interface SurfaceCell {
+  op: SurfaceOp;
+  parameter: string;
+  kind: SurfaceKind;
+  /** `blob/surface/<slug>/<parameter>`. */
+  id: string;
+  refusal: Refusal;
+}
+
+const PLACEHOLDER: SurfaceSubject = { container: "c", blob: "b", sourceUrl: "u", snapshot: "s", renamed: "r" };
+/** The request goes out as GET or HEAD: a failing If-None-Match or If-Modified-Since is 304 there (section C). */
+export const isGetOrHead = (op: SurfaceOp) => ["GET", "HEAD"].includes(op.request(PLACEHOLDER).method);
+
+/** Section S: each kind's refusal, as sections C, X-T, X-U, X-S and L give it. */
+export function refusalOf(op: SurfaceOp, parameter: string): Refusal {
+  const kind = kindOf(parameter);
+  if (kind === "condition") {
+    if (isGetOrHead(op) && (parameter === "if-none-match" || parameter === "if-modified-since")) return { status: 304, code: [] };
+    // Incremental Copy Blob is a copy: Copy Blob's destination code is TargetConditionNotMet (catalogue C).
+    return { status: 412, code: op.slug === "incremental-copy-blob" ? ["ConditionNotMet", "TargetConditionNotMet"] : ["ConditionNotMet"] };
+  }
+  if (kind === "tag predicate") return { status: 412, code: ["ConditionNotMet"] };
+  if (kind === "source condition") return { status: 412, code: ["ConditionNotMet", "SourceConditionNotMet", "CannotVerifyCopySource"] };
+  if (kind === "sequence number") return { status: 412, code: ["SequenceNumberConditionNotMet"] };
+  // A lease parameter out of its range (L: a proposed lease ID is a GUID).
+  if (kind === "lease parameter") return { status: 400, code: ["InvalidHeaderValue"] };
+  if (kind === "lease id")
+    return {
+      status: 412,
+      code: op.resource === "container" ? ["LeaseIdMismatchWithContainerOperation"] : ["LeaseIdMismatchWithBlobOperation"],
+    };
+  throw new Error(`section S gives no refusal to ${parameter} on ${op.operation} here`);
+}
+
+export function cellsOf(op: SurfaceOp): SurfaceCell[] {
+  return op.parameters.map((parameter) => ({
+    op,
+    parameter,
+    kind: kindOf(parameter)!,
+    id: `blob/surface/${op.slug}/${parameter}`,
+    refusal: refusalOf(op, parameter),
+  }));
+}
+
+/** The record's needs and the parameter's: a lease ID needs a lease, a tag predicate tags, a sequence-number condition a number. */
+export function needsOf(cell: SurfaceCell): Need[] {
+  const p = cell.parameter;
+  const extra: Need[] = p.endsWith("lease-id")
+    ? ["lease"]
+    : p === "x-ms-if-tags"
+      ? ["tags"]
+      : p === "x-ms-source-if-tags"
+        ? ["source-tags"]
+        : cell.kind === "sequence number"
+          ? ["sequence"]
+          : [];
+  return [...new Set([...cell.op.needs, ...extra])];
+}
+
+const blobPath = (s: SurfaceSubject) => `/${s.container}/${encodeURIComponent(s.blob!)}`;
+const metadataOf = (h: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(h)
+      .filter(([k]) => k.startsWith("x-ms-meta-"))
+      .map(([k, v]) => [k.slice(10), v]),
+  );
+const tagsOf = (body: string) =>
+  [...body.matchAll(/<Key>([^<]*)<\/Key>\s*<Value>([^<]*)<\/Value>/g)].map(([, k, v]) => `${k}=${v}`).join(",");
+const blockNames = (body: string) => [...body.matchAll(/<Name>([^<]*)<\/Name>/g)].map(([, n]) => n).join(",");
+
+async function containerState(t: RowContext, s: SurfaceSubject): Promise<SurfaceState> {
+  const res = await t.raw("blob", { method: "GET", path: `/${s.container}`, query: { restype: "container" } });
+  const renamed = s.renamed
+    ? (await t.raw("blob", { method: "GET", path: `/${s.renamed}`, query: { restype: "container" } })).status === 200
+    : undefined;
+  const extra = renamed === undefined ? {} : { renamedExists: renamed };
+  if (res.status === 404) return { exists: false, ...extra };
+  expectRawStatus("Get Container Properties (read back)", res, { status: 200 });
+  const h = res.headers;
+  return {
+    exists: true,
+    etag: h["etag"],
+    lastModified: h["last-modified"],
+    leaseState: h["x-ms-lease-state"],
+    metadata: metadataOf(h),
+    ...extra,
+  };
+}
+
+async function blobExtras(t: RowContext, op: SurfaceOp, s: SurfaceSubject): Promise<Partial<SurfaceState>> {
+  const out: Partial<SurfaceState> = {};
+  const get = (query: Record<string, string> = {}) => t.raw("blob", { method: "GET", path: blobPath(s), query });
+  for (const what of op.reads ?? []) {
+    const res = await get(
+      what === "tags" ? { comp: "tags" } : what === "blocks" ? { comp: "blocklist", blocklisttype: "uncommitted" } : {},
+    );
+    expectRawStatus(`read back: ${what === "content" ? "Get Blob" : what === "tags" ? "Get Blob Tags" : "Get Block List"}`, res, {
+      status: 200,
+    });
+    if (what === "content") out.content = digestOf(Buffer.from(res.body, "utf8"));
+    if (what === "tags") out.tags = tagsOf(res.body);
+    if (what === "blocks") out.uncommitted = blockNames(res.body);
+  }
+  return out;
+}
+
+/** The subject's state as the target answers it (Get Blob Properties, and what the record reads beyond it). */
+export async function stateOf(t: RowContext, op: SurfaceOp, s: SurfaceSubject): Promise<SurfaceState> {
+  if (op.resource === "container") return containerState(t, s);
+  const res = await t.raw("blob", { method: "HEAD", path: blobPath(s) });
+  if (res.status === 404) return { exists: false };
+  expectRawStatus("Get Blob Properties (read back)", res, { status: 200 });
+  const h = res.headers;
+  const optional = (name: string, header: string) => (h[header] !== undefined ? { [name]: h[header] } : {});
+  return {
+    exists: true,
+    etag: h["etag"],
+    lastModified: h["last-modified"],
+    blobType: h["x-ms-blob-type"],
+    length: h["content-length"],
+    leaseState: h["x-ms-lease-state"],
+    metadata: metadataOf(h),
+    ...optional("sequenceNumber", "x-ms-blob-sequence-number"),
+    ...optional("sealed", "x-ms-blob-sealed"),
+    ...optional("tier", "x-ms-access-tier"),
+    ...optional("copyId", "x-ms-copy-id"),
+    ...(await blobExtras(t, op, s)),
+  };
+}
+
+/** Starts an incremental copy of a page blob's snapshot onto a new name and waits for it: the subject Incremental Copy Blob's conditions are about. */
+async function incrementalSubject(t: RowContext, s: SurfaceSubject): Promise<void> {
+  const c = t.blob.getContainerClient(s.container);
+  t.step("set up: a page blob and its snapshot");
+  const src = await newPageBlob(t, c);
+  const url = await readableUrl(t, src);
+  const snapshotUrl = async () => `${url}&snapshot=${encodeURIComponent((await src.createSnapshot()).snapshot!)}`;
+  s.blob = t.name("b");
+  t.step("Incremental Copy Blob: the first copy, which makes the destination");
+  const first = await t.raw("blob", {
+    method: "PUT",
+    path: blobPath(s),
+    query: { comp: "incrementalcopy" },
+    headers: { "x-ms-copy-source": await snapshotUrl() },
+  });
+  expectOk("Incremental Copy Blob (the first copy)", first);
+  await t.waitFor(
+    "the first incremental copy to finish",
+    async () => ((await c.getBlobClient(s.blob!).getProperties()).copyStatus === "pending" ? undefined : true),
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
+  t.step("set up: a page written on the source, and its second snapshot");
+  await src.uploadPages(PAGE, 0, 512);
+  s.sourceUrl = await snapshotUrl();
+}
+
+/** Makes the subject a cell's request acts on, with what its record and parameter need. */
+export async function subjectOf(t: RowContext, cell: SurfaceCell): Promise<SurfaceSubject> {
+  const { op } = cell;
+  const needs = needsOf(cell);
+  const c = await t.newContainer();
+  const s: SurfaceSubject = { container: c.containerName };
+  if (op.resource === "container") {
+    if (op.slug === "rename-container") s.renamed = t.name("c");
+    t.step("set up: an infinite lease (Lease Container, acquire)");
+    if (needs.includes("lease")) await c.getBlobLeaseClient(LEASE_ID).acquireLease(-1);
+    return s;
+  }
+  if (needs.includes("incremental")) await incrementalSubject(t, s);
+  else {
+    t.step(`set up: a ${op.resource}`);
+    s.blob = (await newBlobOf(t, op.resource, c)).name;
+  }
+  const b = c.getBlobClient(s.blob!);
+  const setUp = async (need: Need, what: string, act: () => Promise<unknown>) => {
+    if (!needs.includes(need)) return;
+    t.step(`set up: ${what}`);
+    await act();
+  };
+  await setUp("snapshot", "a snapshot (Snapshot Blob)", async () => (s.snapshot = (await b.createSnapshot()).snapshot));
+  await setUp("page", "a page of data (Put Page)", () => b.getPageBlobClient().uploadPages(PAGE, 0, 512));
+  await setUp("sequence", `sequence number ${SEQUENCE_NUMBER} (Set Blob Properties)`, () =>
+    b.getPageBlobClient().updateSequenceNumber("update", SEQUENCE_NUMBER),
+  );
+  await setUp("tags", "the tags surface=original (Set Blob Tags)", () => b.setTags(TAGS));
+  await setUp("source", "a source blob", async () => {
+    const src = await newBlockBlob(t, SOURCE_CONTENT, c);
+    if (needs.includes("source-tags")) {
+      t.step("set up: the source's tags surface=original (Set Blob Tags)");
+      await src.setTags(TAGS);
+    }
+    s.sourceUrl = await readableUrl(t, src);
+  });
+  await setUp("lease", "an infinite lease (Lease Blob, acquire)", () => b.getBlobLeaseClient(LEASE_ID).acquireLease(-1));
+  return s;
+}
+
+const HOUR = 3_600_000;
+const hourBefore = (date: string | undefined) => new Date(Date.parse(date ?? "") - HOUR).toUTCString();
+const predicate = (value: string) => `"surface" = '${value}'`;
+
+/** The failing and the holding value of a cell's parameter, from the subject's state as read. */
+export function valuesOf(cell: SurfaceCell, s: SurfaceState): { failing: string; holding: string } {
+  const p = cell.parameter;
+  const pair = (failing: string | undefined, holding: string | undefined) => {
+    if (failing === undefined || holding === undefined) throw new Error(`no value for ${p}: the state read has none`);
+    return { failing, holding };
+  };
+  if (p === "if-match") return pair(STALE_ETAG, s.etag);
+  if (p === "if-none-match") return pair(s.etag, STALE_ETAG);
+  // The resource was not modified since its own Last-Modified; it was since an hour before.
+  if (p === "if-modified-since") return pair(s.lastModified, hourBefore(s.lastModified));
+  if (p === "if-unmodified-since") return pair(hourBefore(s.lastModified), s.lastModified);
+  if (p === "x-ms-if-tags" || p === "x-ms-source-if-tags") return pair(predicate("other"), predicate(TAGS.surface));
+  if (p === "x-ms-proposed-lease-id") return pair("not-a-guid", PROPOSED_LEASE_ID);
+  if (p.endsWith("lease-id")) return pair(OTHER_LEASE_ID, LEASE_ID);
+  const n = SEQUENCE_NUMBER;
+  if (p === "x-ms-if-sequence-number-le") return pair(String(n - 1), String(n));
+  if (p === "x-ms-if-sequence-number-lt") return pair(String(n), String(n + 1));
+  if (p === "x-ms-if-sequence-number-eq") return pair(String(n - 1), String(n));
+  throw new Error(`no values for ${p}`);
+}
+
+export type { RawResponse };

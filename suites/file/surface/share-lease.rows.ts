@@ -1,0 +1,76 @@
+// Share leases (catalogue S, "Shares"; Lease Share, 2020-02-10+): the lease
+// actions follow the blob lease state table (suites/blob/lease-table.ts, a
+// row per cell on a share: available, leased, breaking and broken), the
+// duration (15–60 s or -1) and break period (0–60) ranges, and what a share
+// lease locks: deletion only, until it is broken.
+import type { RowContext, RowDef } from "../../../fixtures/harness/engine.ts";
+import { defineTable } from "../../../fixtures/harness/registry.ts";
+import { ACTION_LABEL, ACTIONS, cellAt, onState, TABLE } from "../../blob/lease-table.ts";
+import { cell, deleteRequiresId, othersShared, range, renewAfterRelease, SHARE_STATES } from "./share-lease-kit.ts";
+
+const P = "file/share-lease/";
+const source = (rest: string) => `catalogue S (Shares); REST: Lease Share, ${rest}`;
+
+const cells: RowDef[] = ACTIONS.flatMap((action) =>
+  SHARE_STATES.map((state) => {
+    const o = TABLE[action][state];
+    const after = `${[o.after].flat().join(" or ")}${o.holder ? ` held by ${o.holder}` : ""}`;
+    return {
+      id: `${P}state/${action}/${state}`,
+      claim: cellAt(action, state),
+      title: `Lease Share ${ACTION_LABEL[action]} on ${onState(state)} → ${o.status}${o.code ? " " + o.code : ""}, then ${after}`,
+      level: "rest" as const,
+      source: source("the blob lease state table (catalogue L) on a share"),
+      service: "file" as const,
+      run: (t: RowContext) => cell(t, action, state),
+    };
+  }),
+);
+
+const rows: RowDef[] = [
+  ...cells,
+  {
+    id: "file/share-lease/duration-range",
+    title: "Lease Share acquire: duration 14, 61 or 0 → 400 and the share stays unleased; 15, 60 (fixed) and -1 (infinite) → 201",
+    level: "rest",
+    source: source("x-ms-lease-duration: 15–60 or -1"),
+    service: "file",
+    run: (t) => range(t, "duration"),
+  },
+  {
+    id: "file/share-lease/break-period-range",
+    title: "Lease Share break: period 61 or -1 → 400 and the lease stays; 60 → 202 breaking (x-ms-lease-time 60); 0 → 202 broken",
+    level: "rest",
+    source: source("x-ms-lease-break-period: 0–60"),
+    service: "file",
+    run: (t) => range(t, "break-period"),
+  },
+  {
+    id: "file/share-lease/delete-requires-id",
+    title:
+      "Delete Share without the lease ID → 412 LeaseIdMissing while the lease is leased or breaking, the share kept; once broken it deletes",
+    level: "rest",
+    source: source("Delete Share (x-ms-lease-id), a share lease locks deletion"),
+    service: "file",
+    run: deleteRequiresId,
+  },
+  {
+    id: "file/share-lease/others-shared",
+    title:
+      "On a leased share every other operation (Get/Set Share Properties, Metadata, ACL, Get Share Stats) succeeds without the lease ID",
+    level: "rest",
+    source: source("a share lease locks deletion only"),
+    service: "file",
+    run: othersShared,
+  },
+  {
+    id: "file/share-lease/renew-after-release",
+    title: "Renew after release → 409 and the share stays unleased; another ID acquires at once",
+    level: "rest",
+    source: source("renew, release"),
+    service: "file",
+    run: renewAfterRelease,
+  },
+];
+
+defineTable({ table: "S Share leases (file)", service: "file" }, rows);

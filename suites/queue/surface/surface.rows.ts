@@ -1,0 +1,134 @@
+// S The whole concurrency surface, queue side: the queue parameters no row of
+// another section sends out of its range on its own (section Q's ranges).
+// `queue/surface/<operation>/<parameter>`: the request with a value out of
+// range is refused 400 and leaves the queue as it was (nothing enqueued; the
+// message's receipt still the current one), then one in range succeeds.
+import type { QueueClient } from "@azure/storage-queue";
+import { expectEqual, expectRawStatus, expectTrue } from "../../../fixtures/harness/assert.ts";
+import type { RowContext, RowDef } from "../../../fixtures/harness/engine.ts";
+import { claimAt } from "../../../fixtures/harness/locations.ts";
+import { defineTable } from "../../../fixtures/harness/registry.ts";
+import type { RawResponse } from "../../../fixtures/wire/raw.ts";
+import { currentEvidence } from "../../../fixtures/wire/evidence.ts";
+import { expectOk } from "../../blob/rest-kit.ts";
+import { messagesPath, peek, queueSource, rawGetMessages } from "../queue-kit.ts";
+
+export interface QueueSurfaceCell {
+  operation: "Put Message" | "Update Message";
+  slug: string;
+  parameter: "visibilitytimeout" | "messagettl";
+  failing: string;
+  holding: string;
+  /** The range section Q gives, for people. */
+  range: string;
+}
+
+const SEVEN_DAYS = 7 * 24 * 3600;
+
+export const QUEUE_SURFACE_CELLS: QueueSurfaceCell[] = [
+  {
+    operation: "Put Message",
+    slug: "put-message",
+    parameter: "visibilitytimeout",
+    failing: String(SEVEN_DAYS + 1),
+    holding: "0",
+    range: "0 to 7 days",
+  },
+  {
+    operation: "Put Message",
+    slug: "put-message",
+    parameter: "messagettl",
+    failing: "0",
+    holding: "60",
+    range: "-1 (never expires) or 1 s and more",
+  },
+  {
+    operation: "Update Message",
+    slug: "update-message",
+    parameter: "visibilitytimeout",
+    failing: String(SEVEN_DAYS + 1),
+    holding: "0",
+    range: "0 to 7 days",
+  },
+];
+
+/** Section Q: a value out of range is refused 400 (OutOfRangeQueryParameterValue on Azure). */
+export const REFUSAL = { status: 400, code: ["OutOfRangeQueryParameterValue", "InvalidQueryParameterValue"] };
+const body = (text: string) => `<QueueMessage><MessageText>${text}</MessageText></QueueMessage>`;
+
+async function send(
+  t: RowContext,
+  what: string,
+  cell: QueueSurfaceCell,
+  q: QueueClient,
+  value: string,
+  to?: { id: string; receipt: string },
+) {
+  t.step(what);
+  const query = { [cell.parameter]: value, ...(to ? { popreceipt: to.receipt } : {}) };
+  const res = await t.raw("queue", {
+    method: to ? "PUT" : "POST",
+    path: to ? `${messagesPath(q)}/${to.id}` : messagesPath(q),
+    query,
+    headers: { "content-type": "application/xml" },
+    body: body(value === cell.failing ? "refused" : "permitted"),
+  });
+  const url = currentEvidence()?.exchanges.at(-1)?.url ?? "";
+  expectTrue(
+    `${what}: ${cell.parameter} was not sent (the recorded request's query)`,
+    new URL(url, "http://x").searchParams.get(cell.parameter) === value,
+  );
+  return res;
+}
+
+const texts = async (t: RowContext, q: QueueClient) => (await peek(t, q)).map((m) => m.text);
+
+async function putMessage(t: RowContext, cell: QueueSurfaceCell): Promise<RawResponse> {
+  const q = await t.newQueue();
+  const refused = await send(t, `Put Message with ${cell.parameter} ${cell.failing}`, cell, q, cell.failing);
+  expectRawStatus(`Put Message with ${cell.parameter} ${cell.failing}`, refused, { status: REFUSAL.status });
+  t.step("read back after the refused request");
+  const count = await t.raw("queue", { method: "GET", path: `/${q.name}`, query: { comp: "metadata" } });
+  expectEqual("x-ms-approximate-messages-count after the refused Put Message", count.headers["x-ms-approximate-messages-count"], "0");
+  const held = `Put Message with ${cell.parameter} ${cell.holding}`;
+  expectOk(held, await send(t, held, cell, q, cell.holding), 201);
+  t.step("read back after the permitted request");
+  expectEqual(`${held}: the visible messages`, await texts(t, q), ["permitted"]);
+  return refused;
+}
+
+async function updateMessage(t: RowContext, cell: QueueSurfaceCell): Promise<RawResponse> {
+  const q = await t.newQueue();
+  await q.sendMessage("original");
+  t.step("Get Messages (visibilitytimeout 30): the receipt");
+  const [m] = (await rawGetMessages(t, q, { visibilitytimeout: "30" })).messages;
+  expectEqual("Get Messages: messages received", m ? 1 : 0, 1);
+  const to = { id: m.messageId, receipt: m.popReceipt ?? "" };
+  const what = `Update Message with ${cell.parameter} ${cell.failing}`;
+  const refused = await send(t, what, cell, q, cell.failing, to);
+  expectRawStatus(what, refused, { status: REFUSAL.status });
+  // An applied update issues a new receipt: the old one still working shows the refused update changed nothing.
+  const held = `Update Message with ${cell.parameter} ${cell.holding} and the receipt read before the refused update`;
+  expectOk(held, await send(t, held, cell, q, cell.holding, to), 204);
+  t.step("read back after the permitted request");
+  expectEqual(`${held}: the visible messages`, await texts(t, q), ["permitted"]);
+  return refused;
+}
+
+function cellRow(cell: QueueSurfaceCell): RowDef {
+  return {
+    id: `queue/surface/${cell.slug}/${cell.parameter}`,
+    claim: claimAt(import.meta.url, `parameter: "${cell.parameter}"`, `operation: "${cell.operation}"`),
+    title: `${cell.operation}: ${cell.parameter} out of its range (${cell.range}) is refused 400, the queue unchanged; in range it succeeds`,
+    level: "rest",
+    source: queueSource(`${cell.operation}; section S: every operation honours every concurrency parameter it takes`),
+    service: "queue",
+    surface: [{ operation: cell.operation, parameter: cell.parameter }],
+    async run(t) {
+      const refused = await (cell.operation === "Put Message" ? putMessage(t, cell) : updateMessage(t, cell));
+      expectRawStatus(`${cell.operation} with ${cell.parameter} ${cell.failing}: error code`, refused, REFUSAL);
+    },
+  };
+}
+
+defineTable({ table: "S The whole concurrency surface (queue)", service: "queue" }, QUEUE_SURFACE_CELLS.map(cellRow));
