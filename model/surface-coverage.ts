@@ -84,9 +84,9 @@ export function couldRefuse(parameter: string, value: string, a: Answer): boolea
       return p === "x-ms-proposed-lease-id" && is(409, ["LeaseAlreadyPresent", "LeaseIsBreakingAndCannotBeAcquired"]);
     case "queue parameter":
       // A receipt that is not the current one (Azure: 404 MessageNotFound; a 400 PopReceiptMismatch is seen too),
-      // a timeout out of its range (OutOfRangeQueryParameterValue): the codes tell the two apart on one request.
+      // a timeout out of its range (OutOfRangeQueryParameterValue, OutOfRangeInput): the codes tell the two apart on one request.
       if (p === "popreceipt") return is(404, ["MessageNotFound"]) || is(400, ["PopReceiptMismatch", "InvalidQueryParameterValue"]);
-      return is(400, ["OutOfRangeQueryParameterValue", "InvalidQueryParameterValue"]) && !inRange(p, value, a.operation);
+      return is(400, ["OutOfRangeQueryParameterValue", "OutOfRangeInput", "InvalidQueryParameterValue"]) && !inRange(p, value, a.operation);
   }
   return false;
 }

@@ -4,7 +4,7 @@
 // failing values, all derived from what the target answered (its ETag, its
 // Last-Modified, the tags and sequence number set here): no local clock.
 import { expectOk, readableUrl } from "../rest-kit.ts";
-import { expectRawStatus } from "../../../fixtures/harness/assert.ts";
+import { expectPresent, expectRawStatus } from "../../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../../fixtures/wire/raw.ts";
 import { kindOf, type SurfaceKind } from "../../../model/surface.ts";
@@ -229,16 +229,21 @@ export async function subjectOf(t: RowContext, cell: SurfaceCell): Promise<Surfa
 }
 
 const HOUR = 3_600_000;
-const hourBefore = (date: string | undefined) => new Date(Date.parse(date ?? "") - HOUR).toUTCString();
+const hourBefore = (date: string | undefined) => {
+  const at = Date.parse(date ?? "");
+  return Number.isNaN(at) ? undefined : new Date(at - HOUR).toUTCString();
+};
 const predicate = (value: string) => `"surface" = '${value}'`;
 
 /** The failing and the holding value of a cell's parameter, from the subject's state as read. */
 export function valuesOf(cell: SurfaceCell, s: SurfaceState): { failing: string; holding: string } {
   const p = cell.parameter;
-  const pair = (failing: string | undefined, holding: string | undefined) => {
-    if (failing === undefined || holding === undefined) throw new Error(`no value for ${p}: the state read has none`);
-    return { failing, holding };
-  };
+  // A validator the target did not answer fails the row, naming the read that lacked it.
+  const read = cell.op.resource === "container" ? "Get Container Properties" : "Get Blob Properties";
+  const pair = (failing: string | undefined, holding: string | undefined) => ({
+    failing: expectPresent(`${read} (the subject read): the value ${p} is made of`, failing),
+    holding: expectPresent(`${read} (the subject read): the value ${p} is made of`, holding),
+  });
   if (p === "if-match") return pair(STALE_ETAG, s.etag);
   if (p === "if-none-match") return pair(s.etag, STALE_ETAG);
   // The resource was not modified since its own Last-Modified; it was since an hour before.
