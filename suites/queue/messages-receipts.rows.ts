@@ -2,15 +2,7 @@
 // current receipt; one superseded by an update or a later dequeue is refused
 // (404 MessageNotFound) and the message stays as it was; Update Message checks
 // nothing else (no If-Match), so the last writer wins.
-import {
-  expectEqual,
-  expectNotEvaluated,
-  expectRawStatus,
-  expectSent,
-  expectSucceeds,
-  expectTrue,
-  type Refusal,
-} from "../../fixtures/harness/assert.ts";
+import { expectEqual, expectNotEvaluated, expectRawStatus, expectSent, expectSucceeds, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
@@ -23,6 +15,7 @@ import {
   queueSource,
   queueWithMessage,
   staleReceiptRefused,
+  type StaleRefusal,
   visibleIds,
 } from "./queue-kit.ts";
 
@@ -41,7 +34,7 @@ const rows: RowDef[] = [
       const r2 = (await q.updateMessage(id, r1, "updated", 0)).popReceipt!;
       expectTrue("Update Message returned the same receipt", r2 !== r1);
 
-      const stale: [string, Refusal][] = [];
+      const stale: StaleRefusal[] = [];
       t.step("Delete Message with the receipt superseded by the update");
       stale.push(await staleReceiptRefused("Delete Message, receipt superseded by Update Message", q.deleteMessage(id, r1)));
       t.note("stale receipt", `${stale[0][1].status} ${stale[0][1].code ?? ""}`.trim());
@@ -99,7 +92,7 @@ const rows: RowDef[] = [
         (m) => m.messageId === id,
       )?.popReceipt;
       expectTrue("the message was not delivered to the second receiver", !!r3);
-      const stale: [string, Refusal][] = [];
+      const stale: StaleRefusal[] = [];
       for (const [label, old] of [
         ["the receipt superseded by Update Message", r1],
         ["the receipt superseded by a later dequeue", r2],
@@ -143,7 +136,7 @@ const rows: RowDef[] = [
       );
 
       t.step("the superseded receipts stop working");
-      const stale: [string, Refusal][] = [];
+      const stale: StaleRefusal[] = [];
       for (const [label, old] of [
         ["the first receipt", r1],
         ["A's receipt", r2],

@@ -5,6 +5,7 @@ import type { QueueClient } from "@azure/storage-queue";
 import { answerDate, eachVariation, expectEqual, expectTrue, refusalOf, type Refusal } from "../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
+import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
 
 export const queueSource = (rest: string) => `seed: queue section; REST: ${rest}`;
@@ -127,7 +128,11 @@ export const STALE_RECEIPT = { status: 404, code: "MessageNotFound" };
  * (expectStaleReceiptRefusals) once the message was read back, so a deviating
  * code cannot hide a refused operation that was applied after all.
  */
-export async function staleReceiptRefused(what: string, op: Promise<unknown>): Promise<[string, Refusal]> {
+/** A request refused for its stale receipt: what it was, the refusal, and the step it was sent in. */
+export type StaleRefusal = [what: string, got: Refusal, step?: string];
+
+export async function staleReceiptRefused(what: string, op: Promise<unknown>): Promise<StaleRefusal> {
+  const step = currentEvidence()?.step;
   let got: Refusal | undefined;
   try {
     await op;
@@ -139,20 +144,23 @@ export async function staleReceiptRefused(what: string, op: Promise<unknown>): P
     expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`,
     got: "success",
   });
-  return [what, got!];
+  return [what, got!, step];
 }
 
-/** Each stale-receipt refusal was 404 MessageNotFound (the failure names every request that was not). */
-export function expectStaleReceiptRefusals(refusals: [string, Refusal][]): Promise<void> {
+/**
+ * Each stale-receipt refusal was 404 MessageNotFound (the failure names every
+ * request that was not, and the step it was sent in, not the read-back's).
+ */
+export function expectStaleReceiptRefusals(refusals: StaleRefusal[]): Promise<void> {
   return eachVariation(
-    refusals.map(([what, got]) => ({
+    refusals.map(([what, got, step]) => ({
       label: what,
       run: async () => {
         const shown = `${got.status}${got.code ? " " + got.code : ""}`;
         expectTrue(
           `${what}: expected ${STALE_RECEIPT.status} ${STALE_RECEIPT.code}, got ${shown}`,
           got.status === STALE_RECEIPT.status && got.code === STALE_RECEIPT.code,
-          { expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: shown },
+          { ...(step ? { step } : {}), expected: `${STALE_RECEIPT.status} ${STALE_RECEIPT.code}`, got: shown },
         );
       },
     })),
