@@ -204,6 +204,18 @@ export async function history(t: RowContext, cell: Cell, opts: { older?: boolean
   return { subject, before, after, older, read: () => read(b) };
 }
 
+/** A copy may answer 202 while still pending: the state read back once it settled. */
+export function afterCopySettles(t: RowContext, read: () => Promise<ResourceState>): Promise<ResourceState> {
+  return t.waitFor(
+    "the permitted copy to settle",
+    async () => {
+      const s = await read();
+      return s.copyStatus === "pending" ? undefined : s;
+    },
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
+}
+
 /** A fresh blob of a kind, with content "original" (a page blob: empty pages) and metadata state=original. */
 export async function newBlobOf(t: RowContext, kind: BlobKind, c: ContainerClient): Promise<BlobClient> {
   if (kind === "page-blob") return newPageBlob(t, c);

@@ -11,7 +11,7 @@ import { defineTable } from "../../fixtures/harness/registry.ts";
 import { judgeFinerRows } from "../../fixtures/harness/finer-rows.ts";
 import { blobSource, containerSource, expectUnchanged, lastSent } from "./blob-kit.ts";
 import { CLAIMS, cellsOf, conditionalAt, HEADER_LABEL, type Cell, type OpClaim } from "./conditional-claims.ts";
-import { headerValue, history, type History } from "./conditional-kit.ts";
+import { afterCopySettles, headerValue, history, type History } from "./conditional-kit.ts";
 
 const SPEC = "Specifying Conditional Headers for Blob Service Operations";
 const sourceOf = (claim: OpClaim, detail: string) =>
@@ -35,17 +35,7 @@ async function sent(t: RowContext, what: string, h: History, cell: Cell, value: 
 }
 
 /** A copy may answer 202 while still pending: the permitted copy is judged once it settled. */
-async function settled(t: RowContext, h: History, cell: Cell) {
-  if (!cell.claim.source) return h.read();
-  return t.waitFor(
-    "the permitted copy to settle",
-    async () => {
-      const s = await h.read();
-      return s.copyStatus === "pending" ? undefined : s;
-    },
-    { timeoutMs: 30_000, intervalMs: 250 },
-  );
-}
+const settled = (t: RowContext, h: History, cell: Cell) => (cell.claim.source ? afterCopySettles(t, () => h.read()) : h.read());
 
 async function evaluatedWrite(t: RowContext, cell: Cell, h: History): Promise<void> {
   const op = cell.claim.operation;

@@ -93,6 +93,15 @@ export interface BlobView {
 
 const digest = (body: Buffer) => createHash("sha256").update(body).digest("hex").slice(0, 12);
 
+/** The metadata an answer's x-ms-meta-* headers carry, by name (so two reads compare whatever the headers' order). */
+export const metadataOf = (h: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(h)
+      .filter(([k]) => k.startsWith("x-ms-meta-"))
+      .map(([k, v]) => [k.slice(10), v])
+      .sort(),
+  );
+
 /** Reads the blob back with one Get Blob (content and properties together). */
 export async function viewOf(t: RowContext, b: BlobRef, what = "read back"): Promise<BlobView> {
   t.step(what);
@@ -100,11 +109,7 @@ export async function viewOf(t: RowContext, b: BlobRef, what = "read back"): Pro
   if (res.status === 404) return { exists: false };
   expectRawStatus(`${what}: Get Blob`, res, { status: 200 });
   const h = res.headers;
-  const metadata = Object.fromEntries(
-    Object.entries(h)
-      .filter(([k]) => k.startsWith("x-ms-meta-"))
-      .map(([k, v]) => [k.slice(10), v]),
-  );
+  const metadata = metadataOf(h);
   return {
     exists: true,
     etag: h["etag"],

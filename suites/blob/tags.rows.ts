@@ -10,7 +10,7 @@ import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { allAnswered, notAvailable, RowSignal } from "../../fixtures/wire/signals.ts";
 import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
-import { blobState, newBlobOf, secondLater } from "./conditional-kit.ts";
+import { afterCopySettles, blobState, newBlobOf, secondLater } from "./conditional-kit.ts";
 import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, surfacePair, type ResourceState, type Subject } from "./operations.ts";
 import { expectOk, readableUrl, refOf, restRow, sendOperation, sendRaw } from "./rest-kit.ts";
 import { IF_TAGS, predicate, TAG_CLAIMS, type TagClaim } from "./tags-claims.ts";
@@ -103,17 +103,8 @@ async function runTagCell(t: RowContext, claim: TagClaim): Promise<void> {
 }
 
 /** A copy may answer 202 while still pending: judged once it settled. */
-function settled(t: RowContext, claim: TagClaim, h: TagHistory) {
-  if (claim.slug !== "copy-blob") return h.read();
-  return t.waitFor(
-    "the permitted copy to settle",
-    async () => {
-      const s = await h.read();
-      return s.copyStatus === "pending" ? undefined : s;
-    },
-    { timeoutMs: 30_000, intervalMs: 250 },
-  );
-}
+const settled = (t: RowContext, claim: TagClaim, h: TagHistory) =>
+  claim.slug === "copy-blob" ? afterCopySettles(t, () => h.read()) : h.read();
 
 const generated = TAG_CLAIMS.map((claim) =>
   restRow(

@@ -6,6 +6,7 @@
 // sent by the request. The operation-records self-test reads them back
 // through the classifier; adding or correcting an operation is one edit here.
 import type { RawRequest } from "../../fixtures/wire/raw.ts";
+import { accountRecords, recordsBySlug } from "../account-records.ts";
 
 /** Where a record's request goes. */
 export interface QueueSubject {
@@ -32,7 +33,6 @@ const XML = { "content-type": "application/xml" };
 const messages = (s: QueueSubject) => `/${s.queue}/messages`;
 const message = (s: QueueSubject) => `${messages(s)}/${encodeURIComponent(s.messageId!)}`;
 const messageBody = (text: string) => `<QueueMessage><MessageText>${text}</MessageText></QueueMessage>`;
-const SERVICE_PROPERTIES = { path: "/", query: { restype: "service", comp: "properties" } };
 /** Seven days, the longest time to live a message takes besides -1 (never expires), and the default. */
 const SEVEN_DAYS = String(7 * 24 * 3600);
 
@@ -147,43 +147,13 @@ const RECORDS: QueueOperation[] = [
     request: (s) => ({ method: "GET", path: "/", query: { comp: "list", prefix: s.queue } }),
     parameters: [],
   },
-  {
-    operation: "Get Queue Service Properties",
-    slug: "get-queue-service-properties",
-    kind: "read",
-    request: () => ({ method: "GET", ...SERVICE_PROPERTIES }),
-    parameters: [],
-  },
-  {
-    operation: "Set Queue Service Properties",
-    slug: "set-queue-service-properties",
-    kind: "write",
-    // Account-wide: an element left out keeps its setting, so this body changes nothing.
-    request: () => ({
-      method: "PUT",
-      ...SERVICE_PROPERTIES,
-      headers: XML,
-      body: `<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties></StorageServiceProperties>`,
-    }),
-    parameters: [],
-  },
-  {
-    operation: "Get Queue Service Stats",
-    slug: "get-queue-service-stats",
-    kind: "read",
-    request: () => ({ method: "GET", path: "/", query: { restype: "service", comp: "stats" } }),
-    parameters: [],
-  },
+  ...accountRecords("Queue"),
 ];
 
 /** A subject with every field, to name a record's request (fixtures/wire/operations.ts, surfaceNameOfRequest). */
 export const ANY_QUEUE_SUBJECT: QueueSubject = { queue: "q", messageId: "m", popReceipt: "AgAAAAMAAAAAAAAA" };
 
-export const QUEUE_OPERATIONS: ReadonlyMap<string, QueueOperation> = new Map(RECORDS.map((r) => [r.slug, r]));
-
+const BY_SLUG = recordsBySlug("queue", RECORDS);
+export const QUEUE_OPERATIONS = BY_SLUG.all;
 /** The record of an operation by its slug. */
-export function queueOp(slug: string): QueueOperation {
-  const r = QUEUE_OPERATIONS.get(slug);
-  if (!r) throw new Error(`no queue operation record ${slug}`);
-  return r;
-}
+export const queueOp = BY_SLUG.of;

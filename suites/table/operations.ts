@@ -7,6 +7,7 @@
 // sent by the request. The operation-records self-test reads them back
 // through the classifier; adding or correcting an operation is one edit here.
 import type { RawRequest } from "../../fixtures/wire/raw.ts";
+import { accountRecords, recordsBySlug } from "../account-records.ts";
 
 /** Where a record's request goes. */
 export interface TableSubject {
@@ -41,7 +42,6 @@ const entityPath = (s: TableSubject) => {
   return `/${s.table}(PartitionKey=${key(k.PartitionKey)},RowKey=${key(k.RowKey)})`;
 };
 const ifMatch = (s: TableSubject) => ({ "if-match": s.etag ?? "*" });
-const SERVICE_PROPERTIES = { path: "/", query: { restype: "service", comp: "properties" } };
 
 /** A write of the entity's properties at its keyed path: `conditional` sends If-Match (Update, Merge), else none (the inserts-or-*). */
 const entityWrite = (method: "PUT" | "MERGE", conditional: boolean) => (s: TableSubject) => ({
@@ -165,33 +165,7 @@ const RECORDS: TableOperation[] = [
     }),
     parameters: [],
   },
-  {
-    operation: "Get Table Service Properties",
-    slug: "get-table-service-properties",
-    kind: "read",
-    request: () => ({ method: "GET", ...SERVICE_PROPERTIES }),
-    parameters: [],
-  },
-  {
-    operation: "Set Table Service Properties",
-    slug: "set-table-service-properties",
-    kind: "write",
-    // Account-wide: an element left out keeps its setting, so this body changes nothing.
-    request: () => ({
-      method: "PUT",
-      ...SERVICE_PROPERTIES,
-      headers: XML,
-      body: `<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties></StorageServiceProperties>`,
-    }),
-    parameters: [],
-  },
-  {
-    operation: "Get Table Service Stats",
-    slug: "get-table-service-stats",
-    kind: "read",
-    request: () => ({ method: "GET", path: "/", query: { restype: "service", comp: "stats" } }),
-    parameters: [],
-  },
+  ...accountRecords("Table"),
 ];
 
 /** A subject with every field, to name a record's request (fixtures/wire/operations.ts, surfaceNameOfRequest). */
@@ -203,11 +177,7 @@ export const ANY_TABLE_SUBJECT: TableSubject = {
   endpoint: "https://a.table.core.windows.net",
 };
 
-export const TABLE_OPERATIONS: ReadonlyMap<string, TableOperation> = new Map(RECORDS.map((r) => [r.slug, r]));
-
+const BY_SLUG = recordsBySlug("table", RECORDS);
+export const TABLE_OPERATIONS = BY_SLUG.all;
 /** The record of an operation by its slug. */
-export function tableOp(slug: string): TableOperation {
-  const r = TABLE_OPERATIONS.get(slug);
-  if (!r) throw new Error(`no table operation record ${slug}`);
-  return r;
-}
+export const tableOp = BY_SLUG.of;

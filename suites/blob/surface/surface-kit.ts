@@ -3,7 +3,7 @@
 // record and the parameter need, its state read back raw, and the holding and
 // failing values, all derived from what the target answered (its ETag, its
 // Last-Modified, the tags and sequence number set here): no local clock.
-import { expectOk, readableUrl } from "../rest-kit.ts";
+import { expectOk, metadataOf, pathOf, readableUrl } from "../rest-kit.ts";
 import { expectPresent, expectRawStatus } from "../../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../../fixtures/wire/raw.ts";
@@ -90,13 +90,7 @@ export function needsOf(cell: SurfaceCell): Need[] {
   return [...new Set([...cell.op.needs, ...extra])];
 }
 
-const blobPath = (s: SurfaceSubject) => `/${s.container}/${encodeURIComponent(s.blob!)}`;
-const metadataOf = (h: Record<string, string>) =>
-  Object.fromEntries(
-    Object.entries(h)
-      .filter(([k]) => k.startsWith("x-ms-meta-"))
-      .map(([k, v]) => [k.slice(10), v]),
-  );
+const blobPath = (s: SurfaceSubject) => pathOf({ container: s.container, blob: s.blob! });
 const tagsOf = (body: string) =>
   [...body.matchAll(/<Key>([^<]*)<\/Key>\s*<Value>([^<]*)<\/Value>/g)].map(([, k, v]) => `${k}=${v}`).join(",");
 const blockNames = (body: string) => [...body.matchAll(/<Name>([^<]*)<\/Name>/g)].map(([, n]) => n).join(",");

@@ -9,6 +9,7 @@ import { expectRawStatus } from "../../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../../fixtures/harness/engine.ts";
 import type { RawRequest, RawResponse } from "../../../fixtures/wire/raw.ts";
 import { notAvailable } from "../../../fixtures/wire/signals.ts";
+import { metadataOf } from "../../blob/rest-kit.ts";
 import { fill, SIZE } from "../file-kit.ts";
 
 /** The content every subject file starts with, and a source's. */
@@ -69,14 +70,6 @@ const SHARE = { restype: "share" };
 export type Headers = Record<string, string | null>;
 export const headers = (h: Headers): Record<string, string> =>
   Object.fromEntries(Object.entries(h).filter((e): e is [string, string] => e[1] !== null));
-
-const metadataOf = (h: Record<string, string>) =>
-  Object.fromEntries(
-    Object.entries(h)
-      .filter(([k]) => k.startsWith("x-ms-meta-"))
-      .map(([k, v]) => [k.slice(10), v])
-      .sort(),
-  );
 
 /** Creates the row's share (SMB, or NFS for the NFS-only operations: NOT_AVAILABLE where the target cannot make one). */
 async function newShare(t: RowContext, nfs: boolean): Promise<string> {
