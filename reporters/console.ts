@@ -87,31 +87,52 @@ export function printSummary(report: Report, files: string[]): void {
       .map((k) => `${k} ${s[k]}`)
       .join("  "),
   );
+  printBeyondArticle(report);
+  printCauses(report);
+  printRowsToAct(report);
+  for (const svc of report.run.target.services.filter((p) => !p.available)) {
+    console.log(`Note: ${svc.service} not available (${svc.reason}); its rows are NOT_AVAILABLE.`);
+  }
+  const surface = surfaceSummary(report);
+  if (surface) console.log(`\n${surface}.`);
+  if (report.run.leftovers) console.log(`Warning: ${report.run.leftovers} resource(s) with this run's prefix were left behind.`);
+  console.log(`Reports: ${files.join(", ")}`);
+  console.log(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`);
+}
+
+/** Section X's tables, a line each with their counts. */
+function printBeyondArticle(report: Report): void {
   const beyond = [...new Set(report.results.map((r) => r.table))].filter(isBeyondArticle).sort((a, b) => sectionRank(a) - sectionRank(b));
-  if (beyond.length) {
-    console.log("Beyond the article (section X, rest rows; certification counts the article's doc rows only):");
-    const w = Math.max(...beyond.map((t) => t.length));
-    for (const t of beyond) {
-      const rs = report.results.filter((r) => r.table === t);
-      console.log(
-        `  ${t.padEnd(w)}  ${STATUSES.map((k) => [k, rs.filter((r) => r.status === k).length] as const)
-          .filter(([, n]) => n)
-          .map(([k, n]) => `${k} ${n}`)
-          .join("  ")}`,
-      );
-    }
-  }
-  const causes = report.causes ?? [];
-  if (causes.length) {
-    const shown = causes.slice(0, CAUSES_SHOWN);
-    const covered = shown.reduce((n, c) => n + c.rows.length, 0);
-    const all = causes.reduce((n, c) => n + c.rows.length, 0);
+  if (!beyond.length) return;
+  console.log("Beyond the article (section X, rest rows; certification counts the article's doc rows only):");
+  const w = Math.max(...beyond.map((t) => t.length));
+  for (const t of beyond) {
+    const rs = report.results.filter((r) => r.table === t);
     console.log(
-      `\nCauses (the answers that decided the ${all} non-PASS rows${causes.length > shown.length ? `; the first ${shown.length} decide ${covered}` : ""}):`,
+      `  ${t.padEnd(w)}  ${STATUSES.map((k) => [k, rs.filter((r) => r.status === k).length] as const)
+        .filter(([, n]) => n)
+        .map(([k, n]) => `${k} ${n}`)
+        .join("  ")}`,
     );
-    for (const c of shown)
-      console.log(`  ${String(c.rank).padStart(2)}. ${String(c.rows.length).padStart(3)} row(s)  ${headline(showCause(c), 150)}`);
   }
+}
+
+/** The answers that decided the non-PASS rows, most rows first. */
+function printCauses(report: Report): void {
+  const causes = report.causes ?? [];
+  if (!causes.length) return;
+  const shown = causes.slice(0, CAUSES_SHOWN);
+  const covered = shown.reduce((n, c) => n + c.rows.length, 0);
+  const all = causes.reduce((n, c) => n + c.rows.length, 0);
+  console.log(
+    `\nCauses (the answers that decided the ${all} non-PASS rows${causes.length > shown.length ? `; the first ${shown.length} decide ${covered}` : ""}):`,
+  );
+  for (const c of shown)
+    console.log(`  ${String(c.rank).padStart(2)}. ${String(c.rows.length).padStart(3)} row(s)  ${headline(showCause(c), 150)}`);
+}
+
+/** What asks for action: the suite's own errors, failures, lacking or faulting operations, re-runs, rows left undecided. */
+function printRowsToAct(report: Report): void {
   const errors = report.results.filter((r) => r.status === "ERROR");
   if (errors.length) {
     console.log(
@@ -125,19 +146,11 @@ export function printSummary(report: Report, files: string[]): void {
     console.log("\nFailures:");
     for (const r of bad) console.log(resultLine(r));
   }
-  const operations = (heading: string, list: LackingOperation[]) => {
-    if (!list.length) return;
-    console.log(`\n${heading}${list.some((l) => !l.pinned) ? "; unpinned ones fail the run" : ""}):`);
-    for (const l of list) {
-      const pin = l.pinned ? `pinned as ${JSON.stringify(l.pinned.key)}: ${l.pinned.reason}` : "not pinned";
-      console.log(`  ${l.operation}: ${l.status}${l.code ? " " + l.code : ""}, ${l.rows.length} row(s); ${pin}`);
-    }
-  };
-  operations(
+  printOperations(
     "Operations the target does not implement (their rows are UNSUPPORTED",
     unsupportedOperations(report.results, report.run.operationPins),
   );
-  operations(
+  printOperations(
     "Operations the target answers with a server error, on every try and again on the re-run (their rows FAIL",
     faultingOperations(report.results, report.run.faultPins),
   );
@@ -154,12 +167,13 @@ export function printSummary(report: Report, files: string[]): void {
     );
     for (const r of report.results.filter(leavesRunIncomplete)) console.log(resultLine(r));
   }
-  for (const svc of report.run.target.services.filter((p) => !p.available)) {
-    console.log(`Note: ${svc.service} not available (${svc.reason}); its rows are NOT_AVAILABLE.`);
+}
+
+function printOperations(heading: string, list: LackingOperation[]): void {
+  if (!list.length) return;
+  console.log(`\n${heading}${list.some((l) => !l.pinned) ? "; unpinned ones fail the run" : ""}):`);
+  for (const l of list) {
+    const pin = l.pinned ? `pinned as ${JSON.stringify(l.pinned.key)}: ${l.pinned.reason}` : "not pinned";
+    console.log(`  ${l.operation}: ${l.status}${l.code ? " " + l.code : ""}, ${l.rows.length} row(s); ${pin}`);
   }
-  const surface = surfaceSummary(report);
-  if (surface) console.log(`\n${surface}.`);
-  if (report.run.leftovers) console.log(`Warning: ${report.run.leftovers} resource(s) with this run's prefix were left behind.`);
-  console.log(`Reports: ${files.join(", ")}`);
-  console.log(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`);
 }

@@ -1,5 +1,5 @@
 // Legal variations of the timed claims fail nothing: through the proxy, every
-// window of a kind (suites/general/window-claims.ts) ends one second after the
+// window of a kind (suites/window-kit.ts) ends one second after the
 // end its answer states, which the catalogue allows (one second at each end).
 // Every row that opens such windows must keep the verdict it has through the
 // proxy on a correct target. The early ends of the same windows are mutants

@@ -1,6 +1,6 @@
 // Mutants for Q message lifetime, Clear Messages and DequeueCount
 // (suites/queue/message-lifetime.rows.ts, and the message windows of
-// suites/general/window-claims.ts, whose early ends selftest/mutants/windows.ts
+// suites/window-kit.ts, whose early ends selftest/mutants/windows.ts
 // generates): a message that never expires, an initial visibility ignored,
 // Clear Messages that spares the messages, Update Message resetting
 // DequeueCount, each named with the rows that must catch it.

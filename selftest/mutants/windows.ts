@@ -1,11 +1,15 @@
-// Mutants generated from the window claims (suites/general/window-claims.ts):
+// Mutants generated from the window claims (suites/blob/window-claims.ts, suites/queue/window-claims.ts):
 // for each window, a target that ends it early, which its row must catch: the
 // opening request is forwarded with half the length asked while the answer
 // states the full one, or, where the operation refuses a shorter length (a
 // lease), the resource's reads report the lease lapsed from halfway. The same data gives each kind's
 // legal variation, a window ending one second late, which must fail nothing
 // (selftest/windows.test.ts); it is not a mutant.
-import { WINDOWS, type WindowClaim } from "../../suites/general/window-claims.ts";
+import { BLOB_WINDOWS } from "../../suites/blob/window-claims.ts";
+import { QUEUE_WINDOWS } from "../../suites/queue/window-claims.ts";
+import type { WindowClaim } from "../../suites/window-kit.ts";
+
+const WINDOWS: WindowClaim[] = [...BLOB_WINDOWS, ...QUEUE_WINDOWS];
 import { query, segments, type ClaimTable, type Mutant, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 /** The request as the window's wire description reads it. */

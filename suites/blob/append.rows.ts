@@ -7,7 +7,7 @@ import { expectEqual, expectRawStatus, expectTrue } from "../../fixtures/harness
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { inStrand } from "../../fixtures/wire/evidence.ts";
-import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
+import { defineMatrix, defineTable, type MatrixPlace } from "../../fixtures/harness/registry.ts";
 import { expectUnchanged } from "./blob-kit.ts";
 import { APPEND_CLAIMS, APPENDPOS, MAXSIZE } from "./append-claims.ts";
 import { contentDigest, expectOk, readableUrl, refOf, restRow, sendRaw, viewOf, type BlobRef, type BlobView } from "./rest-kit.ts";
@@ -327,7 +327,24 @@ const rows = [
   ),
 ];
 
-defineTable({ table: "X-A Append blobs", service: "blob" }, rows);
+/**
+ * A row's places in the X-A table, from its claim: the cell of its operation and
+ * condition (the first failing claim of the two states the cell), a finer row
+ * inside it for each claim.
+ */
+function appendPlaces(id: string): MatrixPlace[] {
+  const c = APPEND_CLAIMS.find((x) => x.row === id);
+  if (!c) return [];
+  const at = { section: "X-A-append-conditions", row: c.operation, column: c.header };
+  const same = APPEND_CLAIMS.filter((x) => x.operation === c.operation && x.header === c.header);
+  const main = same.find((x) => x.failing) ?? same[0];
+  return [...(main === c ? [{ ...at, claim: `412 ${c.code}` }] : []), { ...at, sub: id.slice(id.lastIndexOf("/") + 1) }];
+}
+
+defineTable(
+  { table: "X-A Append blobs", service: "blob" },
+  rows.map((r) => ({ ...r, matrix: appendPlaces(r.id) })),
+);
 
 // One cell per operation and condition; each row about that pair is a badge in it.
 const OPERATIONS = [...new Set(APPEND_CLAIMS.map((c) => c.operation))];
@@ -339,24 +356,5 @@ defineMatrix({
   order: 190,
   beyond: true,
   columns: [APPENDPOS, MAXSIZE].map((h) => ({ key: h, header: h })),
-  rows: OPERATIONS.map((operation) => ({
-    label: operation,
-    cells: Object.fromEntries(
-      [APPENDPOS, MAXSIZE].flatMap((header) => {
-        const claims = APPEND_CLAIMS.filter((c) => c.operation === operation && c.header === header);
-        if (!claims.length) return [];
-        const main = claims.find((c) => c.failing) ?? claims[0];
-        return [
-          [
-            header,
-            {
-              claim: `412 ${main.code}`,
-              id: main.row,
-              subs: claims.map((c) => ({ label: c.row.slice(c.row.lastIndexOf("/") + 1), id: c.row })),
-            },
-          ],
-        ];
-      }),
-    ),
-  })),
+  rowOrder: OPERATIONS,
 });

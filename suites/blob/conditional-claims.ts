@@ -4,7 +4,7 @@
 // the change a permitted write leaves behind. conditional.rows.ts generates the
 // rows `<row>/conditional/<header>` from this table, and
 // selftest/mutants/conditional.ts a family of mutants per cell.
-import type { MatrixCell } from "../../fixtures/harness/registry.ts";
+import type { MatrixPlace } from "../../fixtures/harness/registry.ts";
 import { claimAt } from "../../fixtures/harness/locations.ts";
 import { op, type BlobOperation } from "./operations.ts";
 
@@ -35,6 +35,8 @@ export interface OpClaim extends BlobOperation {
   pendingCopy?: boolean;
   /** Create Container: the request creates a new resource; the validators come from a sibling the client read. */
   creates?: boolean;
+  /** The seed's cell text, where it says more than Yes/No. */
+  matrixText?: string;
 }
 
 const T1 = "blob/container-ops/";
@@ -68,6 +70,7 @@ export const CLAIMS: OpClaim[] = [
     conditional: true,
     code: "TargetConditionNotMet",
     source: { code: "SourceConditionNotMet" },
+    matrixText: "Yes (source and destination)",
   },
   { row: `${T2}abort-copy-blob`, ...op("abort-copy-blob"), conditional: false, pendingCopy: true },
   { row: `${T2}delete-blob`, ...op("delete-blob"), conditional: true },
@@ -118,12 +121,11 @@ export function claimOf(row: string): OpClaim {
   return c;
 }
 
-/** The matrix cell "Accepts conditional headers" of a T1/T2 row, with one sub-verdict per header. */
-export function conditionalMatrixCell(row: string, text?: string): MatrixCell {
-  const claim = claimOf(row);
-  return {
-    claim: text ?? (claim.conditional ? "Yes" : "No"),
-    id: `${row}/conditional`,
-    subs: cellsOf(claim).map((c) => ({ label: `${c.onSource ? "src " : ""}${HEADER_LABEL[c.header]}`, id: c.id })),
-  };
+/** The T1/T2 cell "Accepts conditional headers" of a claim; its header rows are finer rows inside it (`sub`: their label). */
+export function conditionalPlace(claim: OpClaim, sub?: string): MatrixPlace {
+  const place = { section: claim.row.startsWith(T1) ? "T1" : "T2", row: claim.operation, column: "conditional" };
+  return sub === undefined ? { ...place, claim: claim.matrixText ?? (claim.conditional ? "Yes" : "No") } : { ...place, sub };
 }
+
+/** A header row's label inside its T1/T2 cell. */
+export const headerLabel = (c: Cell) => `${c.onSource ? "src " : ""}${HEADER_LABEL[c.header]}`;

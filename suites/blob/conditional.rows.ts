@@ -10,7 +10,16 @@ import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { judgeFinerRows } from "../../fixtures/harness/finer-rows.ts";
 import { blobSource, containerSource, expectUnchanged, lastSent } from "./blob-kit.ts";
-import { CLAIMS, cellsOf, conditionalAt, HEADER_LABEL, type Cell, type OpClaim } from "./conditional-claims.ts";
+import {
+  CLAIMS,
+  cellsOf,
+  conditionalAt,
+  conditionalPlace,
+  HEADER_LABEL,
+  headerLabel,
+  type Cell,
+  type OpClaim,
+} from "./conditional-claims.ts";
 import { afterCopySettles, headerValue, history, type History } from "./conditional-kit.ts";
 
 const SPEC = "Specifying Conditional Headers for Blob Service Operations";
@@ -124,6 +133,9 @@ function cellRow(cell: Cell): RowDef {
     service: "blob",
     // The one-second gap between the two writers: start at once, beside everything else.
     waitSeconds: 1,
+    ...(claim.row.startsWith("blob/container-ops/") || claim.row.startsWith("blob/blob-ops/")
+      ? { matrix: [conditionalPlace(claim, headerLabel(cell))] }
+      : {}),
     run: (t) => runCell(t, cell),
   };
 }
@@ -152,6 +164,7 @@ export function conditionalCellRow(claim: OpClaim): RowDef {
     source: sourceOf(claim, SPEC),
     service: "blob",
     derivedFrom: cells.map((c) => c.id),
+    matrix: [conditionalPlace(claim)],
     run: everyHeaderHolds,
   };
 }

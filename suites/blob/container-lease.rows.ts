@@ -4,7 +4,7 @@
 // unleased container refused); lease actions leave the container's ETag
 // alone; renew extends a lease and release frees it. Sent raw, so exactly the
 // lease headers the claim names go on the wire. The timed rows (expiry-frees,
-// break-period-holds) are windows (suites/general/window-claims.ts), the
+// break-period-holds) are windows (suites/window-kit.ts), the
 // action × state cells lease-state-container.rows.ts.
 import type { ContainerClient } from "@azure/storage-blob";
 import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
@@ -75,6 +75,9 @@ async function runUnleasedWithId(t: RowContext, op: ContainerOp): Promise<void> 
   await expectLeaseState(t, x, `after ${what}`, "available");
 }
 
+/** A cell of the report's table of operations that honour a container lease. */
+const opsCell = (operation: string, column: string, claim: string) => [{ section: "L-container-lease-ops", row: operation, column, claim }];
+
 const rows: RowDef[] = [];
 for (const op of OPS) {
   rows.push(
@@ -85,6 +88,7 @@ for (const op of OPS) {
       level: "doc",
       source: containerLeaseSource(`${op.operation}, x-ms-lease-id`),
       service: "blob",
+      matrix: opsCell(op.operation, "with-id", "Succeeds"),
       run: (t) => runWithId(t, op),
     },
     {
@@ -94,6 +98,7 @@ for (const op of OPS) {
       level: "rest",
       source: containerLeaseSource(`${op.operation}, x-ms-lease-id; error code LeaseIdMismatchWithContainerOperation`),
       service: "blob",
+      matrix: opsCell(op.operation, "wrong-id", "412"),
       run: (t) => runWrongId(t, op),
     },
     {
@@ -105,6 +110,7 @@ for (const op of OPS) {
         `${op.operation}, x-ms-lease-id ("if there is no active lease or the ID does not match, 412"); error code LeaseNotPresentWithContainerOperation`,
       ),
       service: "blob",
+      matrix: opsCell(op.operation, "unleased-with-id", "412"),
       run: (t) => runUnleasedWithId(t, op),
     },
   );
@@ -117,6 +123,7 @@ rows.push(
     level: "doc",
     source: containerLeaseSource("Lease Container (renew)"),
     service: "blob",
+    matrix: opsCell("Lease Container", "with-id", "200 (renew)"),
     async run(t) {
       const { x, a } = await leasedContainer(t);
       t.step("renew with the lease ID");
@@ -134,6 +141,7 @@ rows.push(
     level: "rest",
     source: containerLeaseSource("Lease Container (renew); Lease Blob outcome table, renew B → 409"),
     service: "blob",
+    matrix: opsCell("Lease Container", "wrong-id", "409 (renew)"),
     async run(t) {
       const { x, a } = await leasedContainer(t);
       t.step("renew with a wrong lease ID");
@@ -152,6 +160,7 @@ rows.push(
     level: "disputed",
     source: containerLeaseSource("Delete Container (409 when leased) vs error-code table (412 LeaseIdMissing)"),
     service: "blob",
+    matrix: opsCell(OPS.find((o) => o.slug === "delete-container")!.operation, "without-id", "Refused (412 or 409)"),
     async run(t) {
       const { x, a } = await leasedContainer(t);
       t.step("Delete Container without the lease ID");
@@ -218,6 +227,7 @@ rows.push(
     level: "doc",
     source: containerLeaseSource("seed: all other container operations succeed on a leased container without the lease ID"),
     service: "blob",
+    matrix: OPS.filter((o) => o.slug !== "delete-container").flatMap((o) => opsCell(o.operation, "without-id", "Succeeds")),
     async run(t) {
       const { x } = await leasedContainer(t);
       for (const op of OPS.filter((o) => o.slug !== "delete-container")) {
@@ -271,6 +281,7 @@ rows.push(
     level: "doc",
     source: containerLeaseSource("Lease Container (acquire); error code LeaseAlreadyPresent"),
     service: "blob",
+    matrix: opsCell("Lease Container", "without-id", "409 (acquire)"),
     async run(t) {
       const { x, a } = await leasedContainer(t);
       const other = guid();
@@ -323,8 +334,6 @@ rows.push(
 
 defineTable({ table: "L Container leases", service: "blob" }, rows);
 
-const SEVEN = [...OPS.map((o) => ({ slug: o.slug, operation: o.operation })), { slug: "lease-container", operation: "Lease Container" }];
-
 defineMatrix({
   key: "L-container-lease-ops",
   title: "Operations that honour a container lease",
@@ -336,18 +345,5 @@ defineMatrix({
     { key: "wrong-id", header: "Leased, wrong ID" },
     { key: "unleased-with-id", header: "Unleased, with an ID" },
   ],
-  rows: SEVEN.map((op) => ({
-    label: op.operation,
-    cells: {
-      "without-id":
-        op.slug === "delete-container"
-          ? { claim: "Refused (412 or 409)", id: "blob/container-lease/delete-requires-id" }
-          : op.slug === "lease-container"
-            ? { claim: "409 (acquire)", id: "blob/container-lease/acquire-when-leased" }
-            : { claim: "Succeeds", id: "blob/container-lease/others-shared" },
-      "with-id": { claim: op.slug === "lease-container" ? "200 (renew)" : "Succeeds", id: `${P}ops/${op.slug}/with-id` },
-      "wrong-id": { claim: op.slug === "lease-container" ? "409 (renew)" : "412", id: `${P}ops/${op.slug}/wrong-id` },
-      ...(op.slug === "lease-container" ? {} : { "unleased-with-id": { claim: "412", id: `${P}ops/${op.slug}/unleased-with-id` } }),
-    },
-  })),
+  rowOrder: [...OPS.map((o) => o.operation), "Lease Container"],
 });

@@ -7,7 +7,6 @@ import { expectChanged, expectEqual, expectEtag, expectNoEtag, expectPresent, ex
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { containerSource, secondBefore, STALE_ETAG } from "./blob-kit.ts";
-import { conditionalMatrixCell } from "./conditional-claims.ts";
 import { CONTAINER_OPS, CONTAINER_OPS_PREFIX, containerOpAt } from "./container-ops-claims.ts";
 
 const P = CONTAINER_OPS_PREFIX;
@@ -106,6 +105,7 @@ const rows: RowDef[] = CONTAINER_OPS.map((op) => ({
   level: "doc" as const,
   source: containerSource(op.rest),
   service: "blob" as const,
+  matrix: [{ section: "T1", row: op.operation, column: "etag", claim: op.etag ? "Yes" : "No" }],
   run: ETAG_TESTS[op.slug],
 }));
 
@@ -174,11 +174,5 @@ defineMatrix({
     { key: "etag", header: "Returns ETag value" },
     { key: "conditional", header: "Accepts conditional headers" },
   ],
-  rows: CONTAINER_OPS.map((op) => ({
-    label: op.operation,
-    cells: {
-      etag: { claim: op.etag ? "Yes" : "No", id: `${P}${op.slug}/etag` },
-      conditional: conditionalMatrixCell(`${P}${op.slug}`),
-    },
-  })),
+  rowOrder: CONTAINER_OPS.map((op) => op.operation),
 });

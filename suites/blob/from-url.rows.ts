@@ -105,6 +105,7 @@ const rows = FROM_URL_CELLS.map((cell) =>
       waitSeconds: 1,
       claim: cell.at,
       surface: [surfacePair(cell.record, cell.wireHeader)],
+      matrix: [{ section: `X-U-${cell.side}`, row: cell.record.operation, column: cell.header, claim: refusalText(cell) }],
     },
   ),
 );
@@ -122,13 +123,8 @@ for (const side of ["source", "destination"] as const) {
       key: h,
       header: `${side === "source" ? "x-ms-source-" : ""}${h} (${HEADER_LABEL[h]})`,
     })),
-    rows: FROM_URL_OPS.filter(({ opSlug }) => FROM_URL_CELLS.some((c) => c.opSlug === opSlug && c.side === side)).map(
-      ({ opSlug, record }) => ({
-        label: record.operation,
-        cells: Object.fromEntries(
-          FROM_URL_CELLS.filter((c) => c.opSlug === opSlug && c.side === side).map((c) => [c.header, { claim: refusalText(c), id: c.id }]),
-        ),
-      }),
+    rowOrder: FROM_URL_OPS.filter(({ opSlug }) => FROM_URL_CELLS.some((c) => c.opSlug === opSlug && c.side === side)).map(
+      ({ record }) => record.operation,
     ),
   });
 }

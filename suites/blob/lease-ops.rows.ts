@@ -85,6 +85,7 @@ const rows: RowDef[] = OPS.flatMap((op) =>
     service: "blob" as const,
     // Abort Copy Blob's lease ID goes out only against a copy still pending (Azurite completes copies at once).
     ...(op.slug === "abort-copy-blob" && cs !== "without-id" ? { surface: [{ operation: op.operation, parameter: "x-ms-lease-id" }] } : {}),
+    matrix: [{ section: "L-blob-lease-ops", row: op.operation, column: cs, claim: claim(op, cs).text }],
     run: (t: RowContext) => runCase(t, op, cs),
   })),
 );
@@ -120,8 +121,5 @@ defineMatrix({
       "unleased-with-id": "ID on unleased blob",
     }[cs],
   })),
-  rows: OPS.map((op) => ({
-    label: op.operation,
-    cells: Object.fromEntries(CASES.map((cs) => [cs, { claim: claim(op, cs).text, id: `${P}${op.slug}/${cs}` }])),
-  })),
+  rowOrder: OPS.map((op) => op.operation),
 });

@@ -211,6 +211,8 @@ async function runStateCell(t: RowContext, resource: LeaseResource, action: Acti
   return alone ? checks[0].run() : eachVariation(checks, { together: lapses(column) });
 }
 
+const matrixKey = (resource: LeaseResource) => (resource === "blob" ? "L-lease-states" : "L-container-lease-states");
+
 /** The rows of a resource's table, one per cell, in the table's order (actions, then states). */
 export function stateCellRows(resource: LeaseResource): RowDef[] {
   const r = RESOURCES[resource];
@@ -227,17 +229,18 @@ export function stateCellRows(resource: LeaseResource): RowDef[] {
         waitSeconds: lapses(column) ? SHORTEST : undefined,
         // An acquire over an expired lease may wait out the minute the Lease Blob page allows.
         ...(action.startsWith("acquire") && lapses(column) ? { timeoutMs: 60_000 + SHORTEST * 1000 + REACQUIRE_TOLERANCE_MS } : {}),
+        matrix: [{ section: matrixKey(resource), row: ACTION_LABEL[action], column, claim: cellText(cell.outcomes) }],
         run: (t: RowContext) => runStateCell(t, resource, action, column),
       };
     }),
   );
 }
 
-/** The matrix of a resource's table (the report's grid of cells). */
+/** The matrix of a resource's table (the report's grid; its cells are the rows' places). */
 export function defineStateMatrix(resource: LeaseResource, order: number): void {
   const r = RESOURCES[resource];
   defineMatrix({
-    key: resource === "blob" ? "L-lease-states" : "L-container-lease-states",
+    key: matrixKey(resource),
     title: `Lease actions × lease states (${r.operation})`,
     source: `REST: ${r.operation}, outcomes of lease operations on ${resource}s by lease state; A = the holder's ID, B = another ID; each cell sends every variation it covers`,
     order,
@@ -250,14 +253,6 @@ export function defineStateMatrix(resource: LeaseResource, order: number): void 
             ? "Expired(A), then written"
             : `${state[0].toUpperCase()}${state.slice(1)}(A)`,
     })),
-    rows: ACTIONS.map((action) => ({
-      label: ACTION_LABEL[action],
-      cells: Object.fromEntries(
-        columnsOf(resource, action).map((state) => [
-          state,
-          { claim: cellText(cellOf(resource, action, state)!.outcomes), id: `${r.prefix}${action}/${state}` },
-        ]),
-      ),
-    })),
+    rowOrder: ACTIONS.map((action) => ACTION_LABEL[action]),
   });
 }

@@ -1,7 +1,7 @@
 // L, blob leases: duration, exclusivity, writes and reads against a leased
 // blob, renewal and release. One entry per row of the catalogue's blob lease
 // table; the timed ones (expiry-frees, break-period-holds) are windows
-// (suites/general/window-claims.ts).
+// (suites/window-kit.ts).
 import {
   expectEqual,
   expectRawStatus,

@@ -114,6 +114,12 @@ const generated = TAG_CLAIMS.map((claim) =>
     (t) => runTagCell(t, claim),
     {
       claim: claim.at,
+      matrix: (["predicate", "read-back"] as const).map((column) => ({
+        section: "X-T-if-tags",
+        row: claim.operation,
+        column,
+        claim: column === "predicate" ? "412 ConditionNotMet" : claim.readBack,
+      })),
       // The SDKs have no Get Blob Metadata: its predicate is the REST reference's, outside the surface (catalogue S).
       ...(claim.operation === "Get Blob Metadata" ? {} : { surface: [surfacePair(claim, IF_TAGS)] }),
     },
@@ -352,8 +358,4 @@ defineMatrix({
     { key: "predicate", header: "False predicate" },
     { key: "read-back", header: "Read back after the refusal" },
   ],
-  rows: TAG_CLAIMS.map((c) => ({
-    label: c.operation,
-    cells: { predicate: { claim: "412 ConditionNotMet", id: c.row }, "read-back": { claim: c.readBack, id: c.row } },
-  })),
 });

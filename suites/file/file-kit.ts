@@ -5,6 +5,7 @@ import type { ShareDirectoryClient, ShareFileClient, ShareServiceClient } from "
 import { expectNotEvaluated, expectRefused, expectSent } from "../../fixtures/harness/assert.ts";
 import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
+import type { MatrixPlace } from "../../model/matrix.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 
 export const fileSource = (rest: string) => `seed: file section; REST: ${rest}`;
@@ -142,3 +143,19 @@ export const setMetadataOp = (meta: Record<string, string>, headers: Record<stri
   query: { comp: "metadata" },
   headers: { ...Object.fromEntries(Object.entries(meta).map(([k, v]) => [`x-ms-meta-${k}`, v])), ...headers },
 });
+
+/** The seed's file section, a line per claim of the report's F table, in the article's order: the line and what it claims. */
+export const FILE_LINES = {
+  "last-writer-wins": { label: "REST writes are unconditional: last writer wins, If-Match not evaluated", claim: "Yes" },
+  etag: { label: "Create File, Put Range, Set File Metadata/Properties return a new ETag", claim: "Yes" },
+  "delete-atomic": { label: "Delete File / Delete Directory commit at once (404, unlisted)", claim: "Yes" },
+  "not-found-only-when-deleted": { label: "404 only once the file or directory is deleted", claim: "Yes" },
+  lease: { label: "Lease File: infinite only; writes without the lease ID → 412", claim: "412 LeaseIdMissing" },
+  "sharing-violation": { label: "SMB handle with share mode None, then REST", claim: "409 SharingViolation" },
+  "delete-pending": { label: "SMB delete pending, then REST", claim: "409 SMBDeletePending" },
+} as const;
+
+/** A row's line in the report's F table (model/matrix.ts). */
+export const fileCell = (line: keyof typeof FILE_LINES): MatrixPlace[] => [
+  { section: "F", row: FILE_LINES[line].label, column: "claim", claim: FILE_LINES[line].claim },
+];

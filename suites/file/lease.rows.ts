@@ -10,7 +10,7 @@ import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { claimAt } from "../../fixtures/harness/locations.ts";
 import { surfaceOf } from "./surface/surface-claims.ts";
-import { durable, fileSource, fill, listNames, newFile, rawPath, readFile, SIZE, viaClient, type FileState } from "./file-kit.ts";
+import { durable, fileCell, fileSource, fill, listNames, newFile, rawPath, readFile, SIZE, viaClient, type FileState } from "./file-kit.ts";
 
 const P = "file/lease/";
 const source = (rest: string) => fileSource(`Lease File; ${rest}`);
@@ -309,4 +309,9 @@ const rows: RowDef[] = [
   },
 ];
 
-defineTable({ table: "F Files (Lease File)", service: "file" }, rows);
+// The seed's one line for Lease File: every row here stands in it.
+const LEASE_CELL = fileCell("lease");
+defineTable(
+  { table: "F Files (Lease File)", service: "file" },
+  rows.map((r) => ({ ...r, matrix: LEASE_CELL })),
+);

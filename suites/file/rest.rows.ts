@@ -11,6 +11,8 @@ import { STALE_ETAG } from "../blob/blob-kit.ts";
 import {
   dirViaClient,
   expectNotFound,
+  FILE_LINES,
+  fileCell,
   fileSource,
   fill,
   getFile,
@@ -262,9 +264,12 @@ async function directoryNotFoundOnlyWhenDeleted(t: RowContext): Promise<void> {
   await expectNotFound("directory properties after the delete, another client", other.getProperties());
 }
 
+const NOT_FOUND_CELL = fileCell("not-found-only-when-deleted");
+
 const rows: RowDef[] = [
   {
     id: "file/rest/last-writer-wins",
+    matrix: fileCell("last-writer-wins"),
     title: "Two REST writers: the last one wins; a stale If-Match is not evaluated by any FileREST operation",
     level: "doc",
     source: fileSource("Put Range, Set File Metadata/Properties, Create/Get/Delete File (no conditional headers)"),
@@ -273,6 +278,7 @@ const rows: RowDef[] = [
   },
   {
     id: "file/rest/etag",
+    matrix: fileCell("etag"),
     title: "Create File, Put Range, Set File Metadata/Properties return an ETag that changes with the file",
     level: "rest",
     source: fileSource("Create File, Put Range, Set File Metadata, Set File Properties"),
@@ -281,6 +287,7 @@ const rows: RowDef[] = [
   },
   ...KINDS.map((k) => ({
     id: `${P}delete-atomic/${k.slug}`,
+    matrix: fileCell("delete-atomic"),
     claim: claimAt(import.meta.url, `slug: "${k.slug}",`),
     title: `Delete ${k.slug === "file" ? "File" : "Directory"} commits at once: 404 and unlisted right after the success response, name free again`,
     level: "doc" as const,
@@ -290,6 +297,7 @@ const rows: RowDef[] = [
   })),
   {
     id: "file/rest/not-found-only-when-deleted/file",
+    matrix: NOT_FOUND_CELL,
     title: "A file under concurrent writes never reads 404 until it is deleted",
     level: "doc",
     source: fileSource("Get File, Get File Properties, Delete File"),
@@ -298,6 +306,7 @@ const rows: RowDef[] = [
   },
   {
     id: "file/rest/not-found-only-when-deleted/directory",
+    matrix: NOT_FOUND_CELL,
     title: "A directory whose delete was refused (not empty) still reads; 404 only once it is deleted",
     level: "doc",
     source: fileSource("Delete Directory (409 DirectoryNotEmpty), Get Directory Properties"),
@@ -314,31 +323,5 @@ defineMatrix({
   source: "seed article, file section; Lease File (REST, 2019-02-02+)",
   order: 60,
   columns: [{ key: "claim", header: "Documented behaviour" }],
-  rows: [
-    {
-      label: "REST writes are unconditional: last writer wins, If-Match not evaluated",
-      cells: { claim: { claim: "Yes", id: "file/rest/last-writer-wins" } },
-    },
-    {
-      label: "Create File, Put Range, Set File Metadata/Properties return a new ETag",
-      cells: { claim: { claim: "Yes", id: "file/rest/etag" } },
-    },
-    {
-      label: "Delete File / Delete Directory commit at once (404, unlisted)",
-      cells: { claim: { claim: "Yes", id: "file/rest/delete-atomic" } },
-    },
-    {
-      label: "404 only once the file or directory is deleted",
-      cells: { claim: { claim: "Yes", id: "file/rest/not-found-only-when-deleted" } },
-    },
-    {
-      label: "Lease File: infinite only; writes without the lease ID → 412",
-      cells: { claim: { claim: "412 LeaseIdMissing", id: "file/lease" } },
-    },
-    {
-      label: "SMB handle with share mode None, then REST",
-      cells: { claim: { claim: "409 SharingViolation", id: "file/smb/sharing-violation" } },
-    },
-    { label: "SMB delete pending, then REST", cells: { claim: { claim: "409 SMBDeletePending", id: "file/smb/delete-pending" } } },
-  ],
+  rowOrder: Object.values(FILE_LINES).map((l) => l.label),
 });

@@ -4,7 +4,7 @@
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { manual } from "../../fixtures/wire/signals.ts";
-import { fileSource } from "./file-kit.ts";
+import { fileCell, fileSource } from "./file-kit.ts";
 
 const MOUNT =
   "Needs an SMB client. By hand, on Windows: net use Z: \\\\<account>.file.core.windows.net\\<share> /user:localhost\\<account> <key>, create Z:\\f.txt";
@@ -12,6 +12,7 @@ const MOUNT =
 const rows: RowDef[] = [
   {
     id: "file/smb/sharing-violation",
+    matrix: fileCell("sharing-violation"),
     title: "A file an SMB client holds open with share mode None: REST operations on it → 409 SharingViolation",
     level: "doc",
     source: fileSource("Azure Files error codes (SharingViolation)"),
@@ -25,6 +26,7 @@ const rows: RowDef[] = [
   },
   {
     id: "file/smb/delete-pending",
+    matrix: fileCell("delete-pending"),
     title: "A file an SMB client marked for delete: REST operations → 409 SMBDeletePending (or DeletePending); absent from List Files",
     level: "doc",
     source: fileSource("Azure Files error codes (SMBDeletePending; DeletePending in the error table)"),

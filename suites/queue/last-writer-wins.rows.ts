@@ -9,7 +9,7 @@ import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import type { RawRequest } from "../../fixtures/wire/raw.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { preconditionFailed } from "../../fixtures/wire/signals.ts";
-import { otherClient, queueSource, serialised } from "./queue-kit.ts";
+import { otherClient, queueCell, queueSource, serialised } from "./queue-kit.ts";
 
 const STALE_ETAG = '"0x8D0000000000000"';
 
@@ -39,9 +39,84 @@ function withCorsRule(original: string, origin: string): string {
 
 const SERVICE_PROPERTIES = { method: "", path: "/", query: { restype: "service", comp: "properties" } };
 
+/** A CORS rule of this row's (its origin names the run; never used by a browser), as the SDK writes it. */
+const sdkCorsRule = (allowedOrigins: string) => ({
+  allowedOrigins,
+  allowedMethods: "GET",
+  allowedHeaders: "x-ms-meta-*",
+  exposedHeaders: "x-ms-meta-*",
+  maxAgeInSeconds: 60,
+});
+
+/** Account-wide state: read first (the exact original is restored), with room for this row's two rules. */
+async function originalServiceProperties(t: RowContext): Promise<string> {
+  const original = await t.raw("queue", { ...SERVICE_PROPERTIES, method: "GET" });
+  if (original.status === 403)
+    preconditionFailed("the credentials may not read the queue service properties (an account key or an account SAS with srt=s is needed)");
+  expectRawStatus("Get Queue Service Properties", original, { status: 200 });
+  const existing = (original.body.match(/<CorsRule>/g) ?? []).length;
+  if (existing >= 4) preconditionFailed(`the account already has ${existing} queue CORS rules; this row adds up to 2 of the 5 allowed`);
+  return original.body;
+}
+
+/** Writers A and B from the same starting point, B's rule read back alone; then a stale If-Match, not evaluated. */
+async function twoWritersThenStale(t: RowContext, original: string, marker: string): Promise<void> {
+  const origin = (w: string) => `https://${marker}-${w}.invalid`;
+  const a = t.queue;
+  const b = t.clients.queue();
+  const base = await a.getProperties();
+  t.step("writer A");
+  await a.setProperties({ ...base, cors: [...(base.cors ?? []), sdkCorsRule(origin("a"))] });
+  t.step("writer B (another client), from the same starting point");
+  await b.setProperties({ ...base, cors: [...(base.cors ?? []), sdkCorsRule(origin("b"))] });
+  // This row's rules, by writer label (the origins carry the run's names).
+  const ours = (p: QueueServiceProperties) =>
+    corsOrigins(p)
+      .filter((o) => o.includes(marker))
+      .map((o) => o.slice(`https://${marker}-`.length, -".invalid".length));
+  // Live accounts may take up to 30 s to show a new setting.
+  const settle = { timeoutMs: t.target.kind === "live" ? 30_000 : 5_000, intervalMs: 500 };
+  const seen = await t.waitFor(
+    "writer B's setting read back",
+    async () => {
+      const o = ours(await a.getProperties());
+      return o.includes("b") ? o : undefined;
+    },
+    settle,
+  );
+  expectEqual("this row's CORS rules after both writes", seen, ["b"]);
+  const outcome = await withStaleIfMatch(t, "Set Queue Service Properties", {
+    ...SERVICE_PROPERTIES,
+    method: "PUT",
+    headers: { "content-type": "application/xml" },
+    body: withCorsRule(original, origin("raw")),
+  });
+  if (outcome === "ignored") {
+    const after = await t.waitFor(
+      "the raw write read back",
+      async () => (ours(await a.getProperties()).includes("raw") ? true : undefined),
+      settle,
+    );
+    expectTrue("the raw write read back", after);
+  } else expectEqual("this row's CORS rules after the refused write", ours(await a.getProperties()), ["b"]);
+}
+
+async function restoreServiceProperties(t: RowContext, original: string, judged: boolean): Promise<void> {
+  t.step("restore the original service properties");
+  const restored = await t.raw("queue", {
+    ...SERVICE_PROPERTIES,
+    method: "PUT",
+    headers: { "content-type": "application/xml" },
+    body: original,
+  });
+  if (judged) expectRawStatus("restoring the original service properties", restored, { status: 202 });
+  t.note("restored", restored.status === 202);
+}
+
 const rows: RowDef[] = [
   {
     id: "queue/queue-metadata/last-writer-wins",
+    matrix: queueCell("metadata-last-writer-wins"),
     title: "Set Queue Metadata: two unconditional writers, the last one's value is read; a stale If-Match is not evaluated",
     level: "doc",
     source: queueSource("Set Queue Metadata; seed: last writer wins for SetQueueMetaData"),
@@ -67,6 +142,7 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/queue-acl/last-writer-wins",
+    matrix: queueCell("acl-last-writer-wins"),
     title: "Set Queue ACL: two unconditional writers, the last one's policy is read; a stale If-Match is not evaluated",
     level: "doc",
     source: queueSource("Set Queue ACL; seed: last writer wins for SetQueueACL"),
@@ -93,6 +169,7 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/service-properties/last-writer-wins",
+    matrix: queueCell("service-properties-last-writer-wins"),
     title:
       "Set Queue Service Properties: two unconditional writers, the last one's value is read; a stale If-Match is not evaluated (account-wide: restored)",
     level: "doc",
@@ -102,95 +179,14 @@ const rows: RowDef[] = [
     timeoutMs: 120_000,
     run: (t) =>
       serialised(async () => {
-        // Account-wide state: read it first, add only CORS rules for origins that
-        // name this run (never used by a browser), restore the exact original.
-        const original = await t.raw("queue", { ...SERVICE_PROPERTIES, method: "GET" });
-        if (original.status === 403)
-          preconditionFailed(
-            "the credentials may not read the queue service properties (an account key or an account SAS with srt=s is needed)",
-          );
-        expectRawStatus("Get Queue Service Properties", original, { status: 200 });
-        const existing = (original.body.match(/<CorsRule>/g) ?? []).length;
-        if (existing >= 4)
-          preconditionFailed(`the account already has ${existing} queue CORS rules; this row adds up to 2 of the 5 allowed`);
-        const marker = t.name("q");
-        const origin = (w: string) => `https://${marker}-${w}.invalid`;
-        const a = t.queue;
-        const b = t.clients.queue();
+        const original = await originalServiceProperties(t);
         let failure: unknown;
         try {
-          const base = await a.getProperties();
-          t.step("writer A");
-          await a.setProperties({
-            ...base,
-            cors: [
-              ...(base.cors ?? []),
-              {
-                allowedOrigins: origin("a"),
-                allowedMethods: "GET",
-                allowedHeaders: "x-ms-meta-*",
-                exposedHeaders: "x-ms-meta-*",
-                maxAgeInSeconds: 60,
-              },
-            ],
-          });
-          t.step("writer B (another client), from the same starting point");
-          await b.setProperties({
-            ...base,
-            cors: [
-              ...(base.cors ?? []),
-              {
-                allowedOrigins: origin("b"),
-                allowedMethods: "GET",
-                allowedHeaders: "x-ms-meta-*",
-                exposedHeaders: "x-ms-meta-*",
-                maxAgeInSeconds: 60,
-              },
-            ],
-          });
-          // This row's rules, by writer label (the origins carry the run's names).
-          const ours = (p: QueueServiceProperties) =>
-            corsOrigins(p)
-              .filter((o) => o.includes(marker))
-              .map((o) => o.slice(`https://${marker}-`.length, -".invalid".length));
-          const seen = await t.waitFor(
-            "writer B's setting read back",
-            async () => {
-              const o = ours(await a.getProperties());
-              return o.includes("b") ? o : undefined;
-            },
-            { timeoutMs: t.target.kind === "live" ? 30_000 : 5_000, intervalMs: 500 },
-          );
-          expectEqual("this row's CORS rules after both writes", seen, ["b"]);
-          const outcome = await withStaleIfMatch(t, "Set Queue Service Properties", {
-            ...SERVICE_PROPERTIES,
-            method: "PUT",
-            headers: { "content-type": "application/xml" },
-            body: withCorsRule(original.body, origin("raw")),
-          });
-          if (outcome === "ignored") {
-            const after = await t.waitFor(
-              "the raw write read back",
-              async () => (ours(await a.getProperties()).includes("raw") ? true : undefined),
-              {
-                timeoutMs: t.target.kind === "live" ? 30_000 : 5_000,
-                intervalMs: 500,
-              },
-            );
-            expectTrue("the raw write read back", after);
-          } else expectEqual("this row's CORS rules after the refused write", ours(await a.getProperties()), ["b"]);
+          await twoWritersThenStale(t, original, t.name("q"));
         } catch (err) {
           failure = err;
         } finally {
-          t.step("restore the original service properties");
-          const restored = await t.raw("queue", {
-            ...SERVICE_PROPERTIES,
-            method: "PUT",
-            headers: { "content-type": "application/xml" },
-            body: original.body,
-          });
-          if (!failure) expectRawStatus("restoring the original service properties", restored, { status: 202 });
-          t.note("restored", restored.status === 202);
+          await restoreServiceProperties(t, original, !failure);
         }
         if (failure) throw failure;
       }),

@@ -1,7 +1,7 @@
 // Q message lifetime, Clear Messages and DequeueCount (catalogue Q, second
 // table; REST: Put Message, Get Messages, Update Message, Clear Messages). The
 // windows with both ends probed (message-ttl/expiry, put-message/
-// initial-invisibility) are window claims (suites/general/window-claims.ts);
+// initial-invisibility) are window claims (suites/window-kit.ts);
 // these rows check what follows a window's end, the refusals, and the counts.
 // Times are the server's: ExpirationTime and TimeNextVisible from the answers.
 import type { QueueClient } from "@azure/storage-queue";

@@ -12,6 +12,7 @@ import {
   messagesPath,
   otherClient,
   peek,
+  queueCell,
   queueSource,
   queueWithMessage,
   staleReceiptRefused,
@@ -22,6 +23,7 @@ import {
 const rows: RowDef[] = [
   {
     id: "queue/delete-message/requires-pop-receipt",
+    matrix: queueCell("requires-pop-receipt"),
     title:
       "Delete Message: current receipt → deleted; a stale receipt (superseded by an update or a later dequeue) → refused and the message stays; a malformed one → 400",
     level: "doc",
@@ -114,6 +116,7 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/update-message/last-writer-wins",
+    matrix: queueCell("update-last-writer-wins"),
     title:
       "Update Message checks only the receipt: it returns a new receipt, the old one stops working, the last update's text is what is read",
     level: "doc",

@@ -8,11 +8,12 @@ import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { QUEUE_OPERATIONS } from "./queue-claims.ts";
 import { preconditionFailed } from "../../fixtures/wire/signals.ts";
-import { HOLD_S, peek, queueSource, queueWithMessage, rawGetMessages } from "./queue-kit.ts";
+import { HOLD_S, peek, queueCell, queueSource, queueWithMessage, rawGetMessages } from "./queue-kit.ts";
 
 const rows: RowDef[] = [
   {
     id: "queue/dequeue-count",
+    matrix: queueCell("dequeue-count"),
     title: "Each redelivery increments DequeueCount",
     level: "doc",
     source: queueSource("Get Messages: DequeueCount"),
@@ -128,6 +129,7 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/exclusive-delivery-race",
+    matrix: queueCell("exclusive-delivery"),
     title: "8 concurrent receivers, 50 messages: each message is delivered to exactly one receiver within its visibility window, none lost",
     level: "doc",
     source: queueSource("Get Messages; seed: a retrieved message is invisible to other clients"),

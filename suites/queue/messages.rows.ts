@@ -8,11 +8,23 @@
 import { expectEqual, expectSucceeds, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
-import { HOLD_S, otherClient, peek, queueSource, queueWithMessage, rawGetMessages, receiveAgain, secondsBetween } from "./queue-kit.ts";
+import {
+  HOLD_S,
+  otherClient,
+  peek,
+  QUEUE_LINES,
+  queueCell,
+  queueSource,
+  queueWithMessage,
+  rawGetMessages,
+  receiveAgain,
+  secondsBetween,
+} from "./queue-kit.ts";
 
 const rows: RowDef[] = [
   {
     id: "queue/get-messages/pop-receipt",
+    matrix: queueCell("pop-receipt"),
     title:
       "A dequeued message comes with a pop receipt, TimeNextVisible and DequeueCount; a peeked one with neither receipt nor TimeNextVisible",
     level: "doc",
@@ -48,6 +60,7 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/get-messages/not-deleted",
+    matrix: queueCell("not-deleted"),
     title: "Dequeuing does not delete: the message comes back after the visibility timeout",
     level: "doc",
     source: queueSource("Get Messages (visibilitytimeout)"),
@@ -69,6 +82,7 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/get-messages/invisible",
+    matrix: queueCell("invisible"),
     title: "While the visibility timeout runs, other clients do not receive (or peek) the message",
     level: "doc",
     source: queueSource("Get Messages (visibilitytimeout)"),
@@ -101,6 +115,7 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/get-messages/time-next-visible",
+    matrix: queueCell("time-next-visible"),
     title: "TimeNextVisible = time of retrieval (the response's Date) + visibilitytimeout, ±1 s",
     level: "doc",
     source: queueSource("Get Messages: TimeNextVisible"),
@@ -128,26 +143,11 @@ const rows: RowDef[] = [
 
 defineTable({ table: "Q Queue messages", service: "queue" }, rows);
 
-const QUEUE_MATRIX_ROWS: { label: string; claim: string; id: string }[] = [
-  { label: "Get Messages returns a pop receipt (Peek does not)", claim: "Yes", id: "queue/get-messages/pop-receipt" },
-  { label: "Dequeuing does not delete the message", claim: "Yes", id: "queue/get-messages/not-deleted" },
-  { label: "A dequeued message is invisible to other clients", claim: "Yes", id: "queue/get-messages/invisible" },
-  { label: "… until its TimeNextVisible, not only just after the dequeue", claim: "Yes", id: "queue/get-messages/invisible-until-end" },
-  { label: "TimeNextVisible = retrieval time + visibility timeout", claim: "Yes", id: "queue/get-messages/time-next-visible" },
-  { label: "Delete Message requires the current pop receipt", claim: "Yes", id: "queue/delete-message/requires-pop-receipt" },
-  { label: "Update Message: last writer wins (receipt only)", claim: "Yes", id: "queue/update-message/last-writer-wins" },
-  { label: "Redelivery increments DequeueCount", claim: "Yes", id: "queue/dequeue-count" },
-  { label: "Each message goes to one receiver at a time", claim: "Yes", id: "queue/exclusive-delivery-race" },
-  { label: "Set Queue Metadata: last writer wins", claim: "Yes", id: "queue/queue-metadata/last-writer-wins" },
-  { label: "Set Queue ACL: last writer wins", claim: "Yes", id: "queue/queue-acl/last-writer-wins" },
-  { label: "Set Queue Service Properties: last writer wins", claim: "Yes", id: "queue/service-properties/last-writer-wins" },
-];
-
 defineMatrix({
   key: "Q",
   title: "Queue messages",
   source: "seed article, queue section (no table in the article: one row per claim)",
   order: 50,
   columns: [{ key: "claim", header: "Holds" }],
-  rows: QUEUE_MATRIX_ROWS.map((r) => ({ label: r.label, cells: { claim: { claim: r.claim, id: r.id } } })),
+  rowOrder: Object.values(QUEUE_LINES),
 });

@@ -4,6 +4,7 @@
 import type { QueueClient } from "@azure/storage-queue";
 import { answerDate, eachVariation, expectEqual, expectTrue, refusalOf, type Refusal } from "../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
+import type { MatrixPlace } from "../../model/matrix.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
@@ -187,3 +188,24 @@ export function serialised<T>(fn: () => Promise<T>): Promise<T> {
   chain = run.catch(() => undefined);
   return run;
 }
+
+/** The seed's queue section has no table: the report's Q table has a line per claim, in the article's order. */
+export const QUEUE_LINES = {
+  "pop-receipt": "Get Messages returns a pop receipt (Peek does not)",
+  "not-deleted": "Dequeuing does not delete the message",
+  invisible: "A dequeued message is invisible to other clients",
+  "invisible-until-end": "… until its TimeNextVisible, not only just after the dequeue",
+  "time-next-visible": "TimeNextVisible = retrieval time + visibility timeout",
+  "requires-pop-receipt": "Delete Message requires the current pop receipt",
+  "update-last-writer-wins": "Update Message: last writer wins (receipt only)",
+  "dequeue-count": "Redelivery increments DequeueCount",
+  "exclusive-delivery": "Each message goes to one receiver at a time",
+  "metadata-last-writer-wins": "Set Queue Metadata: last writer wins",
+  "acl-last-writer-wins": "Set Queue ACL: last writer wins",
+  "service-properties-last-writer-wins": "Set Queue Service Properties: last writer wins",
+} as const;
+
+/** A row's line in the report's Q table (model/matrix.ts). */
+export const queueCell = (line: keyof typeof QUEUE_LINES): MatrixPlace[] => [
+  { section: "Q", row: QUEUE_LINES[line], column: "claim", claim: "Yes" },
+];

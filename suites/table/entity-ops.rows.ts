@@ -290,6 +290,7 @@ const rows: RowDef[] = ENTITY_OPS.flatMap((op) => [
     level: "doc" as const,
     source: entitySource(op.rest),
     service: "table" as const,
+    matrix: [{ section: "TB", row: op.operation, column: "etag", claim: op.etag ? "Yes" : "No" }],
     run: TESTS[op.slug].etagTest,
   },
   {
@@ -301,6 +302,7 @@ const rows: RowDef[] = ENTITY_OPS.flatMap((op) => [
     level: "doc" as const,
     source: entitySource(op.rest),
     service: "table" as const,
+    matrix: [{ section: "TB", row: op.operation, column: "ifMatch", claim: op.ifMatch ? "Yes" : "No" }],
     run: TESTS[op.slug].ifMatchTest,
   },
 ]);
@@ -316,11 +318,5 @@ defineMatrix({
     { key: "etag", header: "Returns ETag value" },
     { key: "ifMatch", header: "Requires If-Match" },
   ],
-  rows: ENTITY_OPS.map((op) => ({
-    label: op.operation,
-    cells: {
-      etag: { claim: op.etag ? "Yes" : "No", id: `${P}${op.slug}/etag` },
-      ifMatch: { claim: op.ifMatch ? "Yes" : "No", id: `${P}${op.slug}/if-match` },
-    },
-  })),
+  rowOrder: ENTITY_OPS.map((op) => op.operation),
 });
