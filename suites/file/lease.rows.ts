@@ -229,7 +229,6 @@ async function etagUnchanged(t: RowContext): Promise<void> {
 const rows: RowDef[] = [
   {
     id: "file/lease/acquire/infinite",
-    surface: surfaceOf("file/lease/acquire/infinite"),
     title: "Acquire an infinite lease: leased/locked/infinite; another ID cannot acquire it",
     level: "rest",
     source: source("acquire, x-ms-lease-duration -1"),
@@ -238,7 +237,6 @@ const rows: RowDef[] = [
   },
   {
     id: "file/lease/acquire/finite-refused",
-    surface: surfaceOf("file/lease/acquire/finite-refused"),
     title: "Acquire with a finite duration is refused (400); -1 succeeds",
     level: "rest",
     source: source("x-ms-lease-duration: only -1 for files"),
@@ -277,7 +275,6 @@ const rows: RowDef[] = [
       level: "rest" as const,
       source: source(`${op.operation} (x-ms-lease-id)`),
       service: "file" as const,
-      surface: surfaceOf(`${P}${op.slug}/without-id`),
       run: (t: RowContext) => withoutId(t, op),
     },
     {
@@ -287,7 +284,6 @@ const rows: RowDef[] = [
       level: "rest" as const,
       source: source(`${op.operation} (x-ms-lease-id)`),
       service: "file" as const,
-      surface: surfaceOf(`${P}${op.slug}/wrong-id`),
       run: (t: RowContext) => wrongId(t, op),
     },
   ]),
@@ -309,9 +305,10 @@ const rows: RowDef[] = [
   },
 ];
 
-// The seed's one line for Lease File: every row here stands in it.
+// The seed's one line for Lease File: every row here stands in it. The pairs of
+// catalogue S each row covers are the file surface claims' (surface-claims.ts).
 const LEASE_CELL = fileCell("lease");
 defineTable(
   { table: "F Files (Lease File)", service: "file" },
-  rows.map((r) => ({ ...r, matrix: LEASE_CELL })),
+  rows.map((r) => ({ ...r, surface: surfaceOf(r.id), matrix: LEASE_CELL })),
 );
