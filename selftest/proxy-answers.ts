@@ -3,7 +3,7 @@
 // NotImplemented for a half-featured target, the injected 500
 // OperationTimedOut and 503 ServerBusy, 404 outside the path prefix, and 502
 // when the target could not be reached.
-import type { ProxyRequest, ProxyResponse } from "./mutants/types.ts";
+import { errorAnswer, type ProxyRequest, type ProxyResponse } from "./mutants/types.ts";
 
 function errorXml(code: string, message: string): Buffer {
   return Buffer.from(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
@@ -17,38 +17,17 @@ export function serverError(req: ProxyRequest, status: number, code: string | un
       headers: { "content-type": "text/plain", date: new Date().toUTCString() },
       body: Buffer.from(`${status} (answered by the self-test proxy)`),
     };
-  const message = "The server encountered an internal error (answered by the self-test proxy).";
-  const table = req.service === "table";
-  return {
-    status,
-    headers: {
-      "content-type": table ? "application/json;odata=minimalmetadata" : "application/xml",
-      "x-ms-error-code": code,
-      "x-ms-version": req.headers["x-ms-version"] ?? "",
-      date: new Date().toUTCString(),
-    },
-    body: table
-      ? Buffer.from(JSON.stringify({ "odata.error": { code, message: { lang: "en-US", value: message } } }))
-      : errorXml(code, message),
-  };
+  return errorAnswer(req, status, code, "The server encountered an internal error (answered by the self-test proxy).");
 }
 
 /** How an emulator answers an operation it does not implement: 501 NotImplemented, in the service's own error format. */
 export function notImplemented(req: ProxyRequest): ProxyResponse {
-  const message = "The requested operation is not implemented on the specified resource (answered by the self-test proxy).";
-  const table = req.service === "table";
-  return {
-    status: 501,
-    headers: {
-      "content-type": table ? "application/json;odata=minimalmetadata" : "application/xml",
-      "x-ms-error-code": "NotImplemented",
-      "x-ms-version": req.headers["x-ms-version"] ?? "",
-      date: new Date().toUTCString(),
-    },
-    body: table
-      ? Buffer.from(JSON.stringify({ "odata.error": { code: "NotImplemented", message: { lang: "en-US", value: message } } }))
-      : errorXml("NotImplemented", message),
-  };
+  return errorAnswer(
+    req,
+    501,
+    "NotImplemented",
+    "The requested operation is not implemented on the specified resource (answered by the self-test proxy).",
+  );
 }
 
 /** The injected 500 OperationTimedOut (no Date header). */

@@ -98,14 +98,14 @@ export function operation(req: ProxyRequest): string {
 }
 
 /** An error answer in the service's own format (JSON for the table service, XML otherwise), as a target gives it. */
-export function errorAnswer(req: ProxyRequest, status: number, code: string): ProxyResponse {
+export function errorAnswer(req: ProxyRequest, status: number, code: string, message = code): ProxyResponse {
   const table = req.service === "table";
   const body =
     status === 304 || req.method === "HEAD"
       ? ""
       : table
-        ? JSON.stringify({ "odata.error": { code, message: { lang: "en-US", value: code } } })
-        : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`;
+        ? JSON.stringify({ "odata.error": { code, message: { lang: "en-US", value: message } } })
+        : `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`;
   return {
     status,
     headers: {

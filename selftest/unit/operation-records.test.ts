@@ -2,7 +2,8 @@
 // suites/file/surface/surface-ops.ts): each record's request classifies back
 // to its own name (fixtures/wire/operations.ts), and every queue and table
 // pair of catalogue/surface.tsv is a parameter of its operation's record,
-// which the record's request sends.
+// which the record's request sends; TB's If-Match column agrees with the
+// table records.
 import { assert } from "chai";
 import { operationFamily, surfaceNameOfRequest } from "../../fixtures/wire/operations.ts";
 import type { RawRequest } from "../../fixtures/wire/raw.ts";
@@ -13,7 +14,8 @@ import { ANY_SUBJECT, BLOB_OPERATIONS } from "../../suites/blob/operations.ts";
 import { OPS as FILE_OPS } from "../../suites/file/surface/surface-ops.ts";
 import type { Subject as FileSubject } from "../../suites/file/surface/surface-kit.ts";
 import { ANY_QUEUE_SUBJECT, QUEUE_OPERATIONS } from "../../suites/queue/operations.ts";
-import { ANY_TABLE_SUBJECT, TABLE_OPERATIONS } from "../../suites/table/operations.ts";
+import { ANY_TABLE_SUBJECT, TABLE_OPERATIONS, tableOp, type TableOperation } from "../../suites/table/operations.ts";
+import { ENTITY_OPS, type EntityOpClaim } from "../../suites/table/entity-ops-claims.ts";
 
 /** A record as this test reads it: its name, the request it sends, the concurrency parameters it takes. */
 interface Named {
@@ -120,5 +122,21 @@ describe("operation records: each record's request classifies back to its own na
       "Update Entity | if-none-match: not a pair of the surface",
       "Update Entity | if-none-match: not sent",
     ]);
+  });
+});
+
+/** TB claims whose "If-Match required" is not whether their record takes If-Match. */
+const ifMatchDisagreements = (claims: EntityOpClaim[], recordOf: (slug: string) => TableOperation) =>
+  claims.filter((c) => c.ifMatch !== recordOf(c.slug).parameters.includes("if-match")).map((c) => c.operation);
+
+describe("the TB claims on the table records", function () {
+  it("each claim's If-Match column is whether its operation's record takes If-Match (catalogue/surface.tsv)", function () {
+    assert.lengthOf(ENTITY_OPS, 7);
+    assert.deepEqual(ifMatchDisagreements(ENTITY_OPS, tableOp), []);
+  });
+
+  it("the check can fail: a record that no longer takes If-Match", function () {
+    const without = (slug: string) => (slug === "merge-entity" ? { ...tableOp(slug), parameters: [] } : tableOp(slug));
+    assert.deepEqual(ifMatchDisagreements(ENTITY_OPS, without), ["Merge Entity"]);
   });
 });

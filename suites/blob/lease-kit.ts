@@ -116,6 +116,11 @@ export async function readLease(t: RowContext, x: LeaseTarget, leaseId?: string)
     headers: leaseId ? { "x-ms-lease-id": leaseId } : {},
   });
   expectEqual(`read back the ${x.kind}'s properties: status`, res.status, 200);
+  return leaseViewOf(res);
+}
+
+/** The lease an answer carries (x-ms-lease-state / -status / -duration, ETag, Last-Modified, Date). */
+export function leaseViewOf(res: RawResponse): LeaseView {
   const h = res.headers;
   return {
     state: h["x-ms-lease-state"],

@@ -5,7 +5,7 @@
 import { AssertionError } from "chai";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
-import { readLease, serverDate, type LeaseTarget, type LeaseView } from "./lease-kit.ts";
+import { leaseViewOf, readLease, serverDate, type LeaseTarget, type LeaseView } from "./lease-kit.ts";
 import {
   describeModel,
   readBackAgrees,
@@ -121,14 +121,7 @@ export const leaseShown = (v: LeaseView) => `${v.state ?? "none"}/${v.status ?? 
 
 /** A read that succeeded reads the lease itself (x-ms-lease-state, -status, -duration, ETag): no second read is needed. */
 function leaseIn(res: RawResponse): LeaseView | undefined {
-  const h = res.headers;
-  if (res.status !== 200 || !h["x-ms-lease-state"]) return undefined;
-  return {
-    state: h["x-ms-lease-state"],
-    status: h["x-ms-lease-status"],
-    duration: h["x-ms-lease-duration"],
-    etag: h["etag"],
-    lastModified: h["last-modified"],
-    date: serverDate(res),
-  };
+  if (res.status !== 200 || !res.headers["x-ms-lease-state"]) return undefined;
+  // The model's clock is the answer's Date: one without it fails the row, naming it.
+  return { ...leaseViewOf(res), date: serverDate(res) };
 }

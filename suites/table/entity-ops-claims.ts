@@ -1,12 +1,20 @@
 // TB Table entities (the seed's table of entity operations), as data: one
-// entry per row, what the article says of its ETag and of If-Match. The rows
+// entry per row, what the article says of its ETag and of If-Match, on top of
+// its operation's record (operations.ts: name and slug). The rows
 // (entity-ops.rows.ts), the matrix and the generated mutants
 // (selftest/mutants/etag-claims.ts, entity-if-match.ts) come from it.
 import { claimAt } from "../../fixtures/harness/locations.ts";
+import { tableOp } from "./operations.ts";
+
+/** An operation's name and slug, from its record. */
+const op = (slug: string) => {
+  const r = tableOp(slug);
+  return { slug: r.slug, operation: r.operation };
+};
 
 export interface EntityOpClaim {
   slug: string;
-  /** The REST operation (as fixtures/wire/operations.ts names requests). */
+  /** The REST operation (as fixtures/wire/operations.ts names requests), its record's. */
   operation: string;
   /** The seed's "Returns ETag value". */
   etag: boolean;
@@ -22,31 +30,28 @@ export interface EntityOpClaim {
 
 export const ENTITY_OPS_PREFIX = "table/entity-ops/";
 /** The line of an operation's claims in ENTITY_OPS. */
-export const entityOpAt = (slug: string) => claimAt(import.meta.url, `slug: "${slug}",`);
+export const entityOpAt = (slug: string) => claimAt(import.meta.url, `op("${slug}")`);
 
 export const ENTITY_OPS: EntityOpClaim[] = [
   {
-    slug: "query-entities",
-    operation: "Query Entities",
+    ...op("query-entities"),
     etag: true,
     ifMatch: false,
     rest: "Query Entities (odata.etag per entity), Get Entity (ETag header)",
   },
-  { slug: "insert-entity", operation: "Insert Entity", etag: true, ifMatch: false, rest: "Insert Entity", creates: true },
-  { slug: "update-entity", operation: "Update Entity", etag: true, ifMatch: true, rest: "Update Entity", writes: "conditional" },
-  { slug: "merge-entity", operation: "Merge Entity", etag: true, ifMatch: true, rest: "Merge Entity", writes: "conditional" },
-  { slug: "delete-entity", operation: "Delete Entity", etag: false, ifMatch: true, rest: "Delete Entity", writes: "conditional" },
+  { ...op("insert-entity"), etag: true, ifMatch: false, rest: "Insert Entity", creates: true },
+  { ...op("update-entity"), etag: true, ifMatch: true, rest: "Update Entity", writes: "conditional" },
+  { ...op("merge-entity"), etag: true, ifMatch: true, rest: "Merge Entity", writes: "conditional" },
+  { ...op("delete-entity"), etag: false, ifMatch: true, rest: "Delete Entity", writes: "conditional" },
   {
-    slug: "insert-or-replace-entity",
-    operation: "Insert Or Replace Entity",
+    ...op("insert-or-replace-entity"),
     etag: true,
     ifMatch: false,
     rest: "Insert Or Replace Entity",
     writes: "upsert",
   },
   {
-    slug: "insert-or-merge-entity",
-    operation: "Insert Or Merge Entity",
+    ...op("insert-or-merge-entity"),
     etag: true,
     ifMatch: false,
     rest: "Insert Or Merge Entity",
