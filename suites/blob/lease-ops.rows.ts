@@ -8,6 +8,7 @@ import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { blobSnapshot, newBlockBlob, newPageBlob } from "./blob-kit.ts";
 import { blobLeaseSource, blobTarget, guid, holdLease, leaseAction } from "./lease-kit.ts";
 import { expectLeaseIdSent, expectLeaseState } from "./lease-checks.ts";
+import { op as blobOp, surfacePairs } from "./operations.ts";
 import { CASE_TEXT, CASES, claim, leaseOpAt, OPS, P, type Case, type Fixture, type LeaseOp } from "./lease-ops-claims.ts";
 
 async function fixture(t: RowContext, op: LeaseOp): Promise<Fixture> {
@@ -83,8 +84,10 @@ const rows: RowDef[] = OPS.flatMap((op) =>
     level: cs === "without-id" || cs === "with-id" ? ("doc" as const) : ("rest" as const),
     source: blobLeaseSource(op.rest),
     service: "blob" as const,
-    // Abort Copy Blob's lease ID goes out only against a copy still pending (Azurite completes copies at once).
-    ...(op.slug === "abort-copy-blob" && cs !== "without-id" ? { surface: [{ operation: op.operation, parameter: "x-ms-lease-id" }] } : {}),
+    // The lease ID a row sends is its operation's pair of catalogue S, declared so the surface names the row
+    // even where a run cannot send it (Abort Copy Blob's goes out only against a copy still pending; Azurite
+    // completes copies at once). Lease Blob's own ID is the lease tables'.
+    ...(cs !== "without-id" && op.kind !== "lease" ? { surface: surfacePairs(blobOp(op.slug), "x-ms-lease-id") } : {}),
     matrix: [{ section: "L-blob-lease-ops", row: op.operation, column: cs, claim: claim(op, cs).text }],
     run: (t: RowContext) => runCase(t, op, cs),
   })),

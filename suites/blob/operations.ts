@@ -52,6 +52,12 @@ export interface BlobOperation {
   effect?: { what: string; holds(s: ResourceState): boolean };
   /** A read: what its 200 shows of the current state (beside the current ETag). */
   reply?: { what: string; holds(res: RawResponse, s: ResourceState): boolean };
+  /**
+   * The REST reference has it, the SDKs do not (Get Blob Metadata, Get
+   * Container Metadata): its parameters are the reference's, outside the
+   * surface the SDKs' specs list (catalogue S), so its rows declare no pair.
+   */
+  referenceOnly?: true;
 }
 
 /** A container's path and query, with a `comp` and more query parameters. */
@@ -96,6 +102,7 @@ const RECORDS: BlobOperation[] = [
   {
     slug: "get-container-metadata",
     operation: "Get Container Metadata",
+    referenceOnly: true,
     resource: "container",
     kind: "read",
     request: (s) => ({ method: "GET", ...containerAt(s, "metadata") }),
@@ -193,6 +200,7 @@ const RECORDS: BlobOperation[] = [
   {
     slug: "get-blob-metadata",
     operation: "Get Blob Metadata",
+    referenceOnly: true,
     resource: "block-blob",
     kind: "read",
     request: (s) => ({ method: "GET", ...blobAt(s, "metadata") }),
@@ -379,6 +387,10 @@ export const surfacePair = (record: Pick<BlobOperation, "request">, parameter: s
   operation: surfaceNameOfRequest("blob", record.request(ANY_SUBJECT)),
   parameter,
 });
+
+/** The pairs of catalogue S a record's request covers with a parameter: none for an operation the SDKs lack. */
+export const surfacePairs = (record: Pick<BlobOperation, "request" | "referenceOnly">, parameter: string) =>
+  record.referenceOnly ? [] : [surfacePair(record, parameter)];
 
 export const BLOB_OPERATIONS: ReadonlyMap<string, BlobOperation> = new Map(RECORDS.map((r) => [r.slug, r]));
 

@@ -11,7 +11,7 @@ import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { allAnswered, notAvailable, RowSignal } from "../../fixtures/wire/signals.ts";
 import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
 import { afterCopySettles, blobState, newBlobOf, secondLater } from "./conditional-kit.ts";
-import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, surfacePair, type ResourceState, type Subject } from "./operations.ts";
+import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, surfacePairs, type ResourceState, type Subject } from "./operations.ts";
 import { expectOk, readableUrl, refOf, restRow, sendOperation, sendRaw } from "./rest-kit.ts";
 import { IF_TAGS, predicate, TAG_CLAIMS, type TagClaim } from "./tags-claims.ts";
 
@@ -120,8 +120,7 @@ const generated = TAG_CLAIMS.map((claim) =>
         column,
         claim: column === "predicate" ? "412 ConditionNotMet" : claim.readBack,
       })),
-      // The SDKs have no Get Blob Metadata: its predicate is the REST reference's, outside the surface (catalogue S).
-      ...(claim.operation === "Get Blob Metadata" ? {} : { surface: [surfacePair(claim, IF_TAGS)] }),
+      surface: surfacePairs(claim, IF_TAGS),
     },
   ),
 );
