@@ -23,7 +23,8 @@ const report = (run: ActionRun): Report => JSON.parse(readFileSync(join(run.outp
 const stepNames = (run: ActionRun) => run.steps.map((s) => s.name);
 
 describe("GitHub Action (action.yml, its steps run as a runner would)", function () {
-  this.timeout(300_000);
+  // Its runs are full suite runs: on a loaded machine one takes minutes.
+  this.timeout(900_000);
   let passing: ActionRun;
   let failing: ActionRun;
   let bad: ActionRun;

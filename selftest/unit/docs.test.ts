@@ -68,7 +68,7 @@ function words(cmd: string): string[] {
 }
 
 interface HelpCall {
-  /** How --help is asked. */
+  /** How --help is asked (none: a script of tools that exists is all there is to check). */
   argv: string[];
   /** The flags the command passes, to be found in its help (none for npm's own commands). */
   flags: string[];
@@ -89,7 +89,11 @@ export function helpCall(cmd: string): HelpCall | string {
     if (!script) return `npm ${sub}: not a command of this repository`;
     if (!(script in PKG.scripts)) return `npm run ${script}: no such script in package.json`;
     const dash = rest.indexOf("--");
-    return { argv: ["npm", "run", "--silent", script, "--", "--help"], flags: dash < 0 ? [] : flagsOf(rest.slice(dash + 1)) };
+    const flags = dash < 0 ? [] : flagsOf(rest.slice(dash + 1));
+    // A script of tools (tsc, prettier) given no flags: that it exists is the check; with --help appended, `build`
+    // would build the package (and race the package self-tests' own builds).
+    if (!flags.length && !PKG.scripts[script].startsWith("node --import tsx ")) return { argv: [], flags: [] };
+    return { argv: ["npm", "run", "--silent", script, "--", "--help"], flags };
   }
   if (prog === "npx") {
     const args = rest.filter((a) => a !== "--no-install");
@@ -192,25 +196,27 @@ describe("documentation: commands, figures and counts true of the code", functio
     }
     const limit = pLimit(3);
     await Promise.all(
-      [...calls.values()].map((e) =>
-        limit(async () => {
-          const [cmd, ...args] = e.call.argv;
-          const r = await collect(
-            spawn(cmd === "node" ? process.execPath : cmd, args, {
-              cwd: ROOT,
-              env: cleanEnv({ PATH: `${dirname(process.execPath)}:${process.env.PATH}` }),
-              stdio: ["ignore", "pipe", "pipe"],
-            }),
-            60_000,
-          );
-          if (r.code !== 0)
-            problems.push(`${e.call.argv.join(" ")} exits ${r.code} (${e.where[0]}): ${r.stderr.trim().split("\n").at(-1)}`);
-          for (const f of e.flags) {
-            const flag = new RegExp(`${f}(?![\\w-])`);
-            if (!flag.test(r.stdout)) problems.push(`${e.where.find((w) => flag.test(w)) ?? e.where[0]}: ${f} is not in its --help`);
-          }
-        }),
-      ),
+      [...calls.values()]
+        .filter((e) => e.call.argv.length)
+        .map((e) =>
+          limit(async () => {
+            const [cmd, ...args] = e.call.argv;
+            const r = await collect(
+              spawn(cmd === "node" ? process.execPath : cmd, args, {
+                cwd: ROOT,
+                env: cleanEnv({ PATH: `${dirname(process.execPath)}:${process.env.PATH}` }),
+                stdio: ["ignore", "pipe", "pipe"],
+              }),
+              60_000,
+            );
+            if (r.code !== 0)
+              problems.push(`${e.call.argv.join(" ")} exits ${r.code} (${e.where[0]}): ${r.stderr.trim().split("\n").at(-1)}`);
+            for (const f of e.flags) {
+              const flag = new RegExp(`${f}(?![\\w-])`);
+              if (!flag.test(r.stdout)) problems.push(`${e.where.find((w) => flag.test(w)) ?? e.where[0]}: ${f} is not in its --help`);
+            }
+          }),
+        ),
     );
     assert.deepEqual(problems, []);
   });
