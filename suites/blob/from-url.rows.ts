@@ -14,7 +14,8 @@ import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
 import { HEADER_LABEL } from "./conditional-claims.ts";
 import { blobState, headerValue, newBlobOf, secondLater, type BlobKind } from "./conditional-kit.ts";
 import { FROM_URL_CELLS, FROM_URL_OPS, type FromUrlCell } from "./from-url-claims.ts";
-import { SOURCE_CONTENT, surfacePair, type Subject } from "./operations.ts";
+import { SOURCE_CONTENT, type Subject } from "./operations.ts";
+import { surfacePair } from "./operation-pairs.ts";
 import { readableUrl, restRow, sendOperation } from "./rest-kit.ts";
 
 const CONDITIONAL = "Specifying Conditional Headers for Blob Service Operations";

@@ -8,7 +8,8 @@ import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { blobSnapshot, newBlockBlob, newPageBlob } from "./blob-kit.ts";
 import { blobLeaseSource, blobTarget, guid, holdLease, leaseAction } from "./lease-kit.ts";
 import { expectLeaseIdSent, expectLeaseState } from "./lease-checks.ts";
-import { op as blobOp, surfacePairs } from "./operations.ts";
+import { op as blobOp } from "./operations.ts";
+import { surfacePairs } from "./operation-pairs.ts";
 import { CASE_TEXT, CASES, claim, leaseOpAt, OPS, P, type Case, type Fixture, type LeaseOp } from "./lease-ops-claims.ts";
 
 async function fixture(t: RowContext, op: LeaseOp): Promise<Fixture> {

@@ -6,7 +6,7 @@
 // (the conditional columns of T1/T2, the tag predicates of X-T, the From-URL
 // conditions of X-U) add what they claim about an operation beside its
 // record; adding or correcting an operation is one edit here.
-import { operationFamily, surfaceNameOfRequest } from "../../fixtures/wire/operations.ts";
+import { operationFamily } from "../../fixtures/wire/operations.ts";
 import type { RawRequest, RawResponse } from "../../fixtures/wire/raw.ts";
 
 /** Where a cell's request goes. */
@@ -379,28 +379,15 @@ const RECORDS: BlobOperation[] = [
   },
 ];
 
-/** A subject with every field, to name a record's request (fixtures/wire/operations.ts, surfaceNameOfRequest). */
-export const ANY_SUBJECT: Subject = { container: "c", blob: "b", sourceUrl: "https://a.blob.core.windows.net/c/s", copyId: "id" };
-
-/** The (operation, parameter) pair of catalogue section S a record's request covers with a parameter. */
-export const surfacePair = (record: Pick<BlobOperation, "request">, parameter: string) => ({
-  operation: surfaceNameOfRequest("blob", record.request(ANY_SUBJECT)),
-  parameter,
-});
-
-/** The pairs of catalogue S a record's request covers with a parameter: none for an operation the SDKs lack. */
-export const surfacePairs = (record: Pick<BlobOperation, "request" | "referenceOnly">, parameter: string) =>
-  record.referenceOnly ? [] : [surfacePair(record, parameter)];
-
 export const BLOB_OPERATIONS: ReadonlyMap<string, BlobOperation> = new Map(RECORDS.map((r) => [r.slug, r]));
 
-/** The record of an operation by its slug. */
 /** The record of a REST operation (or its family: "Lease Blob (acquire)" is Lease Blob's). */
 export function recordOf(operation: string): BlobOperation | undefined {
   const family = operationFamily(operation);
   return RECORDS.find((r) => r.operation === family);
 }
 
+/** The record of an operation by its slug. */
 export function op(slug: string): BlobOperation {
   const r = BLOB_OPERATIONS.get(slug);
   if (!r) throw new Error(`no blob operation record ${slug}`);

@@ -11,7 +11,8 @@ import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { allAnswered, notAvailable, RowSignal } from "../../fixtures/wire/signals.ts";
 import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
 import { afterCopySettles, blobState, newBlobOf, secondLater } from "./conditional-kit.ts";
-import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, surfacePairs, type ResourceState, type Subject } from "./operations.ts";
+import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type ResourceState, type Subject } from "./operations.ts";
+import { surfacePairs } from "./operation-pairs.ts";
 import { expectOk, readableUrl, refOf, restRow, sendOperation, sendRaw } from "./rest-kit.ts";
 import { IF_TAGS, predicate, TAG_CLAIMS, type TagClaim } from "./tags-claims.ts";
 
