@@ -61,17 +61,17 @@ describe(`a second implementation: Azurite ${VERSION} (the legacy code base)`, f
     // no answer in its run and its re-run is left undecided (exit 4), and so is a cell computed from it. That
     // is the target's transport, not a changed result; undecided rows stay within the comparisons' floor (a
     // tenth of the rows), so load cannot make this pass with little decided.
-    const reset = report.results.filter(
+    const noAnswer = report.results.filter(
       (r) => r.status === "INCONCLUSIVE" && [...r.evidence, ...(r.retried?.evidence ?? [])].some((x) => x.transportError !== undefined),
     );
-    assert.isAtMost(reset.length, Math.floor(report.results.length * (1 - COMPARED_FLOOR)), reset.map((r) => r.id).join(", "));
-    const undecided = (r: RowResult) => r.status === "INCONCLUSIVE" && reset.some((x) => x.id === r.id || x.id.startsWith(r.id + "/"));
+    assert.isAtMost(noAnswer.length, Math.floor(report.results.length * (1 - COMPARED_FLOOR)), noAnswer.map((r) => r.id).join(", "));
+    const undecided = (r: RowResult) => r.status === "INCONCLUSIVE" && noAnswer.some((x) => x.id === r.id || x.id.startsWith(r.id + "/"));
     assert.equal(cli.code, 0, cli.stdout + cli.stderr);
     const changed = report.results
       .filter((r) => failsRun(r) || (r.status === "INCONCLUSIVE" && !undecided(r)))
       .map((r) => `${r.id}: ${r.status} ${r.message ?? ""}`.slice(0, 300));
     assert.deepEqual(changed, [], "rows whose result changed, or that no answer decided");
-    assert.match(cli.stdout, new RegExp(`Azurite ${VERSION.replace(/\./g, "\\.")} on Node v\\d+.*: exit ${reset.length ? 4 : 0}`));
+    assert.match(cli.stdout, new RegExp(`Azurite ${VERSION.replace(/\./g, "\\.")} on Node v\\d+.*: exit ${noAnswer.length ? 4 : 0}`));
     assert.equal(report.run.expectations, "expectations/azurite2.json");
     assert.isAbove(report.summary.EXPECTED_FAIL, 200, "its pinned deviations");
   });

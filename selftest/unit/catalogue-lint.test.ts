@@ -7,6 +7,8 @@ import { loadAllSuites } from "../headless.ts";
 import { defineTable, matrixSections, registeredRows } from "../../fixtures/harness/registry.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 import { SERVICES } from "../../fixtures/wire/target.ts";
+import { cellResults } from "../../model/cells.ts";
+import type { RowResult } from "../../model/result.ts";
 
 const LEVELS = ["doc", "rest", "disputed", "info"];
 
@@ -130,6 +132,8 @@ describe("catalogue lint", function () {
       [],
       "sections no row names a place in",
     );
+    // The rows a cell covers, as the reports read a cell (model/cells.ts).
+    const byId = new Map(rows.map(({ row }) => [row.id, { id: row.id } as RowResult]));
     const wrong = sections.flatMap((s) =>
       s.rows.flatMap((r) =>
         Object.entries(r.cells).flatMap(([column, c]) => {
@@ -138,9 +142,7 @@ describe("catalogue lint", function () {
               row.matrix?.some((p) => p.section === s.key && p.row === r.label && p.column === column && p.sub === undefined),
             )
             .map(({ row }) => row.id);
-          // As the reports read a cell (model/cells.ts): its own row, or else the rows beneath its ID.
-          const ids = rows.map(({ row }) => row.id);
-          const under = ids.includes(c.id) ? [c.id] : ids.filter((id) => id.startsWith(c.id + "/"));
+          const under = cellResults(byId, c.id).map((x) => x.id);
           const finer = new Set((c.subs ?? []).map((x) => x.id));
           return under
             .filter((id) => !placed.includes(id) && !finer.has(id))

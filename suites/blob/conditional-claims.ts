@@ -121,10 +121,15 @@ export function claimOf(row: string): OpClaim {
   return c;
 }
 
-/** The T1/T2 cell "Accepts conditional headers" of a claim; its header rows are finer rows inside it (`sub`: their label). */
-export function conditionalPlace(claim: OpClaim, sub?: string): MatrixPlace {
-  const place = { section: claim.row.startsWith(T1) ? "T1" : "T2", row: claim.operation, column: "conditional" };
-  return sub === undefined ? { ...place, claim: claim.matrixText ?? (claim.conditional ? "Yes" : "No") } : { ...place, sub };
+/**
+ * The T1/T2 cell "Accepts conditional headers" of a claim (none for a claim
+ * outside T1 and T2); its header rows are finer rows inside it (`sub`: their label).
+ */
+export function conditionalPlace(claim: OpClaim, sub?: string): MatrixPlace[] {
+  const section = claim.row.startsWith(T1) ? "T1" : claim.row.startsWith(T2) ? "T2" : undefined;
+  if (!section) return [];
+  const place = { section, row: claim.operation, column: "conditional" };
+  return [sub === undefined ? { ...place, claim: claim.matrixText ?? (claim.conditional ? "Yes" : "No") } : { ...place, sub }];
 }
 
 /** A header row's label inside its T1/T2 cell. */

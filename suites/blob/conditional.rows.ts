@@ -133,9 +133,7 @@ function cellRow(cell: Cell): RowDef {
     service: "blob",
     // The one-second gap between the two writers: start at once, beside everything else.
     waitSeconds: 1,
-    ...(claim.row.startsWith("blob/container-ops/") || claim.row.startsWith("blob/blob-ops/")
-      ? { matrix: [conditionalPlace(claim, headerLabel(cell))] }
-      : {}),
+    matrix: conditionalPlace(claim, headerLabel(cell)),
     run: (t) => runCell(t, cell),
   };
 }
@@ -164,7 +162,7 @@ export function conditionalCellRow(claim: OpClaim): RowDef {
     source: sourceOf(claim, SPEC),
     service: "blob",
     derivedFrom: cells.map((c) => c.id),
-    matrix: [conditionalPlace(claim)],
+    matrix: conditionalPlace(claim),
     run: everyHeaderHolds,
   };
 }
