@@ -39,7 +39,18 @@ function evidenceTable(r: RowResult): string {
   );
 }
 
-function resultDetail(r: RowResult): string {
+/** A result's evidence and details, made once per result (the cells and "Every row" both open it), or again after a late exchange. */
+const details = new WeakMap<RowResult, { exchanges: number; html: string }>();
+
+export function resultDetail(r: RowResult): string {
+  const m = details.get(r);
+  if (m && m.exchanges === r.evidence.length) return m.html;
+  const html = makeResultDetail(r);
+  details.set(r, { exchanges: r.evidence.length, html });
+  return html;
+}
+
+function makeResultDetail(r: RowResult): string {
   const parts = [
     `<p><code>${esc(r.id)}</code> ${badge(r.status)} <span class="meta">${esc(r.level)} · ${esc(r.source)} · ${esc(r.durationMs)} ms${r.location ? ` · code <code>${esc(r.location)}</code>` : ""}</span></p>`,
   ];
