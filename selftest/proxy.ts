@@ -83,6 +83,8 @@ export interface ProxyStats {
   requests: number;
   /** Requests a fault was applied to, per kind. */
   faults: Record<FaultKind, number>;
+  /** Each request a fault was applied to, as `METHOD path?query` (an exchange's method and url in the evidence). */
+  faulted: string[];
   /** Requests the mutant changed or answered itself. */
   mutatedRequests: number;
   /** Responses the mutant changed. */
@@ -133,6 +135,7 @@ class ProxyRun {
   readonly stats: ProxyStats = {
     requests: 0,
     faults: { reset: 0, "503": 0, stall: 0, "500": 0, "500-applied": 0, error: 0, slow: 0 },
+    faulted: [],
     mutatedRequests: 0,
     mutatedResponses: 0,
     unsupported: 0,
@@ -217,6 +220,7 @@ class ProxyRun {
     req: ProxyRequest,
   ): Promise<boolean> {
     this.stats.faults[fault.kind]++;
+    this.stats.faulted.push(`${req.method} ${req.url}`);
     if (fault.kind === "reset") {
       const sock = inc.socket as import("node:net").Socket & { resetAndDestroy?: () => void };
       if (sock.resetAndDestroy) sock.resetAndDestroy();
