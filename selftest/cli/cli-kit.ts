@@ -132,11 +132,14 @@ export function changedVerdicts(
 
 /**
  * A run's exit code as the rows that told decide it: a row too late to tell
- * (above) makes a run incomplete (exit 4) by the machine's load alone; a 4
- * with any other row left undecided stays 4.
+ * (above), and a cell computed from one (its finer rows left it undecided),
+ * make a run incomplete (exit 4) by the machine's load alone; a 4 with any
+ * other row left undecided stays 4.
  */
 export function toldExitCode(code: number | null, report: Report): number | null {
-  return code === 4 ? exitCodeOf(report.results.filter((r) => !tooLateToTell(r))) : code;
+  if (code !== 4) return code;
+  const late = tooLateIn(report);
+  return exitCodeOf(report.results.filter((r) => !late(r.id)));
 }
 
 export function tmpDir(tag: string): string {
