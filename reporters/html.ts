@@ -16,6 +16,7 @@ import { failsRun, STATUSES, type Report, type RowResult, type Status } from "..
 import { anchor, badge, cls, esc, MARK, okClass } from "./html-kit.ts";
 import { SCRIPT, SCRIPT_HASH, STYLE } from "./html-assets.ts";
 import { certification } from "./html-certification.ts";
+import { perResult } from "./per-result.ts";
 
 function evidenceTable(r: RowResult): string {
   if (!r.evidence.length) return `<p class="meta">No HTTP exchange recorded.</p>`;
@@ -39,16 +40,8 @@ function evidenceTable(r: RowResult): string {
   );
 }
 
-/** A result's evidence and details, made once per result (the cells and "Every row" both open it), or again after a late exchange. */
-const details = new WeakMap<RowResult, { exchanges: number; html: string }>();
-
-export function resultDetail(r: RowResult): string {
-  const m = details.get(r);
-  if (m && m.exchanges === r.evidence.length) return m.html;
-  const html = makeResultDetail(r);
-  details.set(r, { exchanges: r.evidence.length, html });
-  return html;
-}
+/** A result's evidence and details, made once per result: the cells and "Every row" both open it. */
+export const resultDetail = perResult(makeResultDetail);
 
 function makeResultDetail(r: RowResult): string {
   const parts = [

@@ -4,23 +4,15 @@
 // end of the run only joins the parts.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Report, RowResult } from "../model/result.ts";
-
-/** A result's JSON at its place in the report (indented under "results", UTF-8), with the evidence count it was made from. */
-const made = new WeakMap<RowResult, { exchanges: number; json: Buffer }>();
+import type { Report } from "../model/result.ts";
+import { perResult } from "./per-result.ts";
 
 /**
- * `r` as it stands in the report's results, as bytes (joining 10 MB of text
- * costs more than the JSON.stringify it saves; bytes are copied at once);
- * made again if an exchange was recorded since (a late answer of a strand).
+ * `r` as it stands in the report's results (indented under "results"), as
+ * UTF-8 bytes: joining 10 MB of text costs more than the JSON.stringify it
+ * saves; bytes are copied at once.
  */
-export function resultJson(r: RowResult): Buffer {
-  const m = made.get(r);
-  if (m && m.exchanges === r.evidence.length) return m.json;
-  const json = Buffer.from("    " + JSON.stringify(r, null, 2).replace(/\n/g, "\n    "));
-  made.set(r, { exchanges: r.evidence.length, json });
-  return json;
-}
+export const resultJson = perResult((r) => Buffer.from("    " + JSON.stringify(r, null, 2).replace(/\n/g, "\n    ")));
 
 /** The report's bytes: those of `JSON.stringify(report, null, 2)` (a unit test holds it to that). */
 export function renderJson(report: Report): Buffer {

@@ -21,7 +21,7 @@ import { exitCodeOf, INCOMPLETE_EXIT_CODE, operationFamily, summarise, type Oper
 import { serverVersions } from "../model/versions.ts";
 import { sharedAzurite } from "./azurite-fixture.ts";
 import { proxiedBaseline } from "./baseline.ts";
-import { changedVerdicts, readReport, runCli, tmpDir, toldIds } from "./cli/cli-kit.ts";
+import { atOrAbove, changedVerdicts, metNoAnswer, readReport, runCli, tmpDir, toldIds } from "./cli/cli-kit.ts";
 import { operation } from "./mutants/types.ts";
 import { startProxy, type Fault, type ProxyStats } from "./proxy.ts";
 
@@ -146,8 +146,7 @@ describe("a target that errs: a server error on every try is an answer", functio
     for (const id of [...met]) if (!run.results.some((r) => r.id === id)) met.delete(id);
     // This proxy answers every request it faults: a try with no answer at all (timed out, reset) is the loaded
     // machine's, and its row (and the cell above it) is too late to tell. A floor keeps most of them compared.
-    const late = run.results.filter((r) => [...r.evidence, ...(r.retried?.evidence ?? [])].some((ex) => ex.transportError !== undefined));
-    tooLate = (id) => late.some((r) => r.id === id || r.id.startsWith(id + "/"));
+    tooLate = atOrAbove(run.results.filter(metNoAnswer).map((r) => r.id));
     told = new Set(toldIds("rows that met a faulting operation", [...met], tooLate));
     console.log(
       `    ${run.results.length} rows, ${met.size} met a faulting operation (${met.size - told.size} of them too late to tell); ${run.stats.faults.error} requests answered with a server error`,

@@ -80,9 +80,18 @@ export const tooLateToTell = (r: { status: string; message?: string } | undefine
  * cells computed from them (`<cell>/…`: a cell's finer rows sit beneath its ID).
  */
 export function tooLateIn(...reports: Pick<Report, "results">[]): (id: string) => boolean {
-  const late = reports.flatMap((r) => r.results.filter((x) => tooLateToTell(x)).map((x) => x.id));
-  return (id) => late.some((l) => l === id || l.startsWith(id + "/"));
+  return atOrAbove(reports.flatMap((r) => r.results.filter((x) => tooLateToTell(x)).map((x) => x.id)));
 }
+
+/** Whether an ID is one of `ids` or a cell above one of them (`<cell>/…`: a cell's finer rows sit beneath its ID). */
+export const atOrAbove =
+  (ids: string[]) =>
+  (id: string): boolean =>
+    ids.some((l) => l === id || l.startsWith(id + "/"));
+
+/** A try of the row's run or of its re-run got no answer at all (timed out, reset, refused). */
+export const metNoAnswer = (r: RowResult): boolean =>
+  [...r.evidence, ...(r.retried?.evidence ?? [])].some((x) => x.transportError !== undefined);
 
 /** Of the rows two runs are compared on, the share that must be compared: at most a tenth may have been too late to tell. */
 export const COMPARED_FLOOR = 0.9;
