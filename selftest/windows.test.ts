@@ -3,7 +3,9 @@
 // end its answer states, which the catalogue allows (one second at each end).
 // Every row that opens such windows must keep the verdict it has through the
 // proxy on a correct target. The early ends of the same windows are mutants
-// (selftest/mutants/windows.ts), killed in the mutation self-test.
+// (selftest/mutants/windows.ts), killed in the mutation self-test. And an
+// answer given after the time it is judged at (a window's end, a message's
+// expiry) leaves its row too late to tell, never FAILed.
 import { expect } from "chai";
 import pLimit from "p-limit";
 import { runHeadless } from "./headless.ts";
@@ -12,7 +14,7 @@ import { sharedAzurite } from "./azurite-fixture.ts";
 import { proxiedBaseline } from "./baseline.ts";
 import { changedVerdicts } from "./cli/cli-kit.ts";
 import { LATE_VARIATIONS } from "./mutants/windows.ts";
-import type { Mutant } from "./mutants/types.ts";
+import { operation, query, type Mutant } from "./mutants/types.ts";
 import { startProxy } from "./proxy.ts";
 
 /** The rows that open each window's kind (by window: a lease's on its resource). */
@@ -119,6 +121,57 @@ describe("a window probe answered after the window's end is too late to tell, ne
         ).to.deep.equal([resource === "blob" ? 201 : 202]);
         expect(`${r.status}: ${r.message}`).to.match(
           /^PRECONDITION_FAILED: the probe right after the window opened was answered only in its last second or after its end/,
+        );
+      } finally {
+        await proxy.stop();
+      }
+    });
+  }
+});
+
+/**
+ * A loaded target, for the rows judged against a message's ExpirationTime: the
+ * proxy holds the first `held` request after a Put Message with a time to live
+ * for that time and a second more, so the target answers it once the message
+ * has expired. The row's own exchanges show it answered too late to tell.
+ */
+function heldPastExpiry(held: "Get Messages" | "Update Message"): Mutant {
+  return {
+    name: `held-past-expiry-${held.replace(" ", "-").toLowerCase()}`,
+    description: `the first ${held} after a Put Message with a messagettl is answered after the message's expiry`,
+    kills: [],
+    async onRequest(req, state) {
+      const op = operation(req);
+      const ttl = query(req).get("messagettl");
+      if (op === "Put Message" && ttl && Number(ttl) > 0) return void state.set("ttl", Number(ttl));
+      if (op !== held || query(req).get("peekonly") === "true" || !state.has("ttl")) return;
+      const seconds = state.get("ttl") as number;
+      state.delete("ttl");
+      await new Promise((r) => setTimeout(r, (seconds + 1) * 1000));
+    },
+  };
+}
+
+describe("a message's answer given after its expiry is too late to tell, never a FAIL", function () {
+  const cases = [
+    { id: "queue/message-ttl/expires-while-invisible", held: "Get Messages" },
+    { id: "queue/update-message/visibility-beyond-expiry", held: "Get Messages" },
+    { id: "queue/update-message/visibility-beyond-expiry", held: "Update Message" },
+  ] as const;
+  for (const { id, held } of cases) {
+    it(`${id}: ${held} answered after the message's expiry leaves the row PRECONDITION_FAILED`, async function () {
+      const proxy = await startProxy({ upstream: (await sharedAzurite()).ports, mutant: heldPastExpiry(held) });
+      try {
+        const run = await limit(() =>
+          runHeadless({ connectionString: proxy.connectionString, select: (x) => x === id, expectations: "azurite" }),
+        );
+        const [r] = run.results;
+        expect(
+          r.evidence.filter((ex) => ex.operation === held).map((ex) => ex.status),
+          `the held ${held} was answered`,
+        ).to.include(held === "Get Messages" ? 200 : 404);
+        expect(`${r.status}: ${r.message}`).to.equal(
+          `PRECONDITION_FAILED: ${held} was answered only at the message's ExpirationTime (server clock): no time left to tell`,
         );
       } finally {
         await proxy.stop();
