@@ -8,8 +8,9 @@
 // latency is longest, next to the wall time achieved. With --beside N, each
 // run is made with N other full runs started at the same moment (a loaded
 // machine), and every row of every such run that is not as expected (a FAIL,
-// an UNEXPECTED_PASS, an INCONCLUSIVE) is listed. Figures go to the
-// README; no test asserts on them.
+// an UNEXPECTED_PASS, an INCONCLUSIVE) is listed. Then the time to the first
+// row, compiled and from source (first-row.ts). Figures go to the README and
+// docs/developing.md; no test asserts on them.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +20,7 @@ import { startAzurite } from "../fixtures/azurite/azurite.ts";
 import { ROOT } from "../fixtures/paths.ts";
 import type { Exchange } from "../fixtures/wire/evidence.ts";
 import type { Report } from "../model/result.ts";
+import { firstRowTimes } from "./first-row.ts";
 
 const program = new Command()
   .name("bench")
@@ -270,6 +272,12 @@ if (opts.latency) {
   console.log(`  critical path at ${opts.latency} ms (slowest run, wall ${(slowest!.wallMs / 1000).toFixed(1)} s): ${path}`);
 }
 
+const firstRow = await firstRowTimes(Number(opts.runs));
+const firstRowMedians = { compiledMs: median(firstRow.compiledMs), sourceMs: median(firstRow.sourceMs) };
+console.log(
+  `time to the first row: compiled (as installed) ${firstRow.compiledMs.join(", ")} ms (median ${firstRowMedians.compiledMs}), from source through tsx ${firstRow.sourceMs.join(", ")} ms (median ${firstRowMedians.sourceMs})`,
+);
+
 const first = JSON.stringify(runs[0].verdicts);
 const identical = runs.filter((r) => JSON.stringify(r.verdicts) === first).length;
 const summary = {
@@ -286,6 +294,7 @@ const summary = {
   beside,
   notAsExpected: [...runs.flatMap((r, i) => r.unexpected.map((u) => `run ${i + 1}: ${u}`)), ...besideUnexpected],
   latency,
+  firstRow: { ...firstRow, medians: firstRowMedians },
 };
 if (summary.notAsExpected.length) for (const u of summary.notAsExpected) console.log(`  not as expected: ${u}`);
 if (identical !== runs.length) {

@@ -1,7 +1,7 @@
 // Helpers for the command-line self-tests: spawn the CLI (or another bin/
 // script) with a clean environment, start private Azurites, read reports.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startAzurite, type EmbeddedAzurite } from "../../fixtures/azurite/azurite.ts";
@@ -23,11 +23,26 @@ export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? tmpdir(), NO_COLOR: "1", ...env };
 }
 
-/** Spawns `node --import tsx <script> …args` in the repository (no .env read unless asked). */
-export function spawnScript(script: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+/**
+ * How node runs a product script of bin/: compiled (`dist/bin/<name>.js`) in
+ * a self-test run that built the product first (selftest/run.ts sets
+ * SELFTEST_BUILT), else from source through tsx (a file run on its own, whose
+ * dist/ may be stale). tsx's loader costs about 1.5 CPU-seconds a process;
+ * the self-tests start dozens. `fromSource`: always from source (a run whose
+ * point is the source, as the one the installed package is compared with).
+ */
+export function scriptArgv(script: string, { fromSource = false } = {}): string[] {
+  const built = join(ROOT, "dist", script.replace(/\.ts$/, ".js"));
+  return !fromSource && process.env.SELFTEST_BUILT === "1" && script.startsWith("bin/") && existsSync(built)
+    ? [built]
+    : ["--import", "tsx", script];
+}
+
+/** Spawns a product script (scriptArgv) in the repository (no .env read unless asked). */
+export function spawnScript(script: string, args: string[], env: Record<string, string> = {}, fromSource = false): ChildProcess {
   const withEnvFile =
     args.includes("--env-file") || script.endsWith("expectations-update.ts") ? args : [...args, "--env-file", "/dev/null"];
-  return spawn(process.execPath, ["--import", "tsx", script, ...withEnvFile], {
+  return spawn(process.execPath, [...scriptArgv(script, { fromSource }), ...withEnvFile], {
     cwd: ROOT,
     env: cleanEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
@@ -55,6 +70,11 @@ export function runScript(script: string, args: string[], env: Record<string, st
 
 export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs?: number): Promise<CliResult> {
   return runScript("bin/conformance.ts", args, env, timeoutMs);
+}
+
+/** The CLI run from source through tsx, whatever was built. */
+export function runCliFromSource(args: string[], env: Record<string, string> = {}, timeoutMs?: number): Promise<CliResult> {
+  return collect(spawnScript("bin/conformance.ts", args, env, true), timeoutMs);
 }
 
 /**

@@ -22,7 +22,7 @@ import { NAME_PREFIX } from "../../fixtures/wire/names.ts";
 import { resolveConnectionString } from "../../fixtures/wire/target.ts";
 import { prefixedConnectionString, startProxy } from "../proxy.ts";
 import { sharedOnce } from "../shared.ts";
-import { accountConnectionString, endedWithReport, privateAzurite, runCli, type CliResult } from "./cli-kit.ts";
+import { accountConnectionString, endedWithReport, privateAzurite, runCliFromSource, type CliResult } from "./cli-kit.ts";
 import { RUN_SEED } from "./installed-run.ts";
 
 export const EXTERNAL_ACCOUNT = "certacct1";
@@ -56,7 +56,11 @@ export function externalRun(): Promise<ExternalRun> {
       let cli: CliResult;
       try {
         const connectionString = prefixedConnectionString(proxy.ports, GATEWAY_PATH, EXTERNAL_ACCOUNT, key);
-        cli = await runCli(["--seed", RUN_SEED, "--report-dir", dir], { AZURE_STORAGE_CONNECTION_STRING: connectionString }, 300_000);
+        cli = await runCliFromSource(
+          ["--seed", RUN_SEED, "--report-dir", dir],
+          { AZURE_STORAGE_CONNECTION_STRING: connectionString },
+          300_000,
+        );
       } finally {
         await proxy.stop();
       }

@@ -10,40 +10,21 @@
 //   source (the shared external run, cli/external-run.ts, with the same
 //   seed: an Azurite of the same version by connection string, through the
 //   proxy with no mutant, which runs.test.ts and mutation.test.ts show
-//   change no verdict), and writes every report;
-// - both run a row; the time each takes to its first row is printed, for
-//   docs/developing.md's figures (no wall-clock assertion: a loaded machine
-//   would decide it).
-import { spawn } from "node:child_process";
+//   change no verdict), and writes every report.
+// The time to the first row, installed and from source, is a figure of the
+// bench (bench/first-row.ts), not a self-test.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
 import { embeddedPackage } from "../../fixtures/azurite/azurite.ts";
 import { STATUSES, type Report } from "../../model/result.ts";
-import { cleanEnv, oneLine, readReport, ROOT, tmpDir, toldExitCode, toldIds, tooLateIn, type CliResult } from "./cli-kit.ts";
+import { oneLine, readReport, ROOT, tmpDir, toldExitCode, toldIds, tooLateIn, type CliResult } from "./cli-kit.ts";
 import { externalRun } from "./external-run.ts";
-import { binIn, embeddedRun, installedRun, PACKAGE_NAME, PATH, sh, type Packed } from "./installed-run.ts";
+import { binIn, embeddedRun, installedRun, PACKAGE_NAME, sh, type Packed } from "./installed-run.ts";
 import { ALLOWED_IN_TARBALL, FORBIDDEN_IN_TARBALL, UNPACKED_BUDGET_BYTES } from "./package-facts.ts";
 
-/** One quick row: the time to the first row is then the start-up (load, Azurite, preflight) and one row. */
+/** One quick row, which the API test runs. */
 const ONE_ROW = "create-container/etag:";
-const ROW_LINE = new RegExp(`^\\s+(${STATUSES.join("|")})\\s+\\S+ \\(\\d+ ms`, "m");
-
-/** Milliseconds from spawning a command to its first row line (and its exit code). */
-function timeToFirstRow(cmd: string, args: string[], cwd: string): Promise<{ ms: number; code: number | null; out: string }> {
-  const started = Date.now();
-  const child = spawn(cmd, args, { cwd, env: cleanEnv({ PATH }), stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let first: number | undefined;
-  child.stdout.on("data", (c: Buffer) => {
-    out += c.toString();
-    if (first === undefined && ROW_LINE.test(out)) first = Date.now() - started;
-  });
-  child.stderr.on("data", (c: Buffer) => (out += c.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ ms: first ?? Infinity, code, out })));
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const verdicts = (r: Report) => Object.fromEntries(r.results.map((x) => [x.id, `${x.status}${x.signature ? ` ${x.signature}` : ""}`]));
 
 describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands with plain node", function () {
@@ -200,26 +181,6 @@ describe("package: npm pack, npm i --omit=dev <tarball>, the installed commands 
     assert.deepEqual(
       told.filter((id) => a[id] !== b[id]).map((id) => `${id}: installed ${a[id]}, source ${b[id]}`),
       [],
-    );
-  });
-
-  it("the installed command and the source both run a row; the time each takes to its first row is printed (a figure, not a verdict: no wall-clock assertion)", async function () {
-    const installed: number[] = [];
-    const source: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const a = await timeToFirstRow(bin(PACKAGE_NAME), ["--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")], app);
-      const b = await timeToFirstRow(
-        process.execPath,
-        ["--import", "tsx", "bin/conformance.ts", "--env-file", "/dev/null", "--grep", ONE_ROW, "--report-dir", tmpDir("ttfr")],
-        ROOT,
-      );
-      assert.equal(a.code, 0, `installed: ${a.out.slice(-2000)}`);
-      assert.equal(b.code, 0, `source: ${b.out.slice(-2000)}`);
-      installed.push(a.ms);
-      source.push(b.ms);
-    }
-    console.log(
-      `      time to the first row: installed ${installed.join(", ")} ms (median ${median(installed)}), from source ${source.join(", ")} ms (median ${median(source)})`,
     );
   });
 });

@@ -9,7 +9,7 @@ import { assert } from "chai";
 import type { RowResult, Status } from "../../fixtures/harness/engine.ts";
 import { compareRuns, renderCompareHtml } from "../../reporters/compare.ts";
 import { summarise, type Report } from "../../model/result.ts";
-import { cleanEnv, collect, ROOT, tmpDir } from "../cli/cli-kit.ts";
+import { cleanEnv, collect, ROOT, scriptArgv, tmpDir } from "../cli/cli-kit.ts";
 import { chromium, chromiumOrSkip } from "./chromium.ts";
 import { row, syntheticReport } from "./synthetic.ts";
 
@@ -51,7 +51,7 @@ const NEW: [string, Status][] = [
 
 function compareCli(args: string[]) {
   return collect(
-    spawn(process.execPath, ["--import", "tsx", "bin/compare.ts", ...args], {
+    spawn(process.execPath, [...scriptArgv("bin/compare.ts"), ...args], {
       cwd: ROOT,
       env: cleanEnv(),
       stdio: ["ignore", "pipe", "pipe"],
