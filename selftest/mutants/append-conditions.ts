@@ -1,10 +1,11 @@
-// Mutants generated from the append conditions (suites/blob/append-claims.ts):
+// Mutants generated from the append conditions (suites/blob/append.rows.ts, APPEND_CLAIMS):
 // per claim, a target that ignores the condition, one that refuses with
 // another code, and one that refuses a holding value. Claims on an operation
 // the embedded Azurite does not implement (Append Block From URL) have rows
 // that are UNSUPPORTED there, so no mutant of them could be seen to be killed:
 // they are left out, and listed as such.
-import { A, APPEND_CLAIMS, APPENDPOS } from "../../suites/blob/append-claims.ts";
+import { A, APPENDPOS } from "../../suites/blob/append-claims.ts";
+import { APPEND_CLAIMS } from "../../suites/blob/append.rows.ts";
 import { conditionMutants } from "./condition-kit.ts";
 import { operation, toSuccess, type ClaimTable, type Mutant, type ProxyRequest } from "./types.ts";
 

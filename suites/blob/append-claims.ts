@@ -1,8 +1,8 @@
-// X-A, the append conditions as data: each row that sends an append
-// condition, the operation and header it is about, the code a failing value
-// gets, and whether the row sends a failing value, a holding one or both.
-// append.rows.ts runs the rows; selftest/mutants/append-conditions.ts
-// generates a mutant per claim from this table.
+// X-A, the append conditions: the headers, the code a failing value gets, and
+// the shape of a claim (the operation and header a row is about, and whether
+// it sends a failing value, a holding one or both). Each claim is stated
+// beside its row (append.rows.ts, APPEND_CLAIMS);
+// selftest/mutants/append-conditions.ts generates a mutant per claim.
 
 export const APPENDPOS = "x-ms-blob-condition-appendpos";
 export const MAXSIZE = "x-ms-blob-condition-maxsize";
@@ -19,17 +19,5 @@ export interface AppendClaim {
   holding: boolean;
 }
 
-const pos = { header: APPENDPOS, code: "AppendPositionConditionNotMet" } as const;
-const max = { header: MAXSIZE, code: "MaxBlobSizeConditionNotMet" } as const;
-
-export const APPEND_CLAIMS: AppendClaim[] = [
-  { row: "blob/append/appendpos/holds", operation: "Append Block", ...pos, failing: false, holding: true },
-  { row: "blob/append/appendpos/fails", operation: "Append Block", ...pos, failing: true, holding: false },
-  { row: "blob/append/appendpos/retry-once", operation: "Append Block", ...pos, failing: true, holding: true },
-  { row: "blob/append/appendpos/race", operation: "Append Block", ...pos, failing: true, holding: true },
-  { row: "blob/append/maxsize/fails", operation: "Append Block", ...max, failing: true, holding: false },
-  { row: "blob/append/maxsize/boundary", operation: "Append Block", ...max, failing: true, holding: true },
-  { row: "blob/append/seal/appendpos", operation: "Append Blob Seal", ...pos, failing: true, holding: true },
-  { row: "blob/append/from-url/appendpos", operation: "Append Block From URL", ...pos, failing: true, holding: true },
-  { row: "blob/append/from-url/maxsize", operation: "Append Block From URL", ...max, failing: true, holding: false },
-];
+export const POS = { header: APPENDPOS, code: "AppendPositionConditionNotMet" } as const;
+export const MAX = { header: MAXSIZE, code: "MaxBlobSizeConditionNotMet" } as const;

@@ -4,12 +4,12 @@
 // (length, block count, content, ETag, sealed flag).
 import type { ContainerClient } from "@azure/storage-blob";
 import { expectEqual, expectRawStatus, expectTrue } from "../../fixtures/harness/assert.ts";
-import type { RowContext } from "../../fixtures/harness/engine.ts";
+import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { inStrand } from "../../fixtures/wire/evidence.ts";
 import { defineMatrix, defineTable, type MatrixPlace } from "../../fixtures/harness/registry.ts";
 import { expectUnchanged } from "./blob-kit.ts";
-import { APPEND_CLAIMS, APPENDPOS, MAXSIZE } from "./append-claims.ts";
+import { APPENDPOS, MAX, MAXSIZE, POS, type AppendClaim } from "./append-claims.ts";
 import { contentDigest, expectOk, readableUrl, refOf, restRow, sendRaw, viewOf, type BlobRef, type BlobView } from "./rest-kit.ts";
 
 const FIRST = "first block;";
@@ -62,111 +62,141 @@ async function source(t: RowContext, a: AppendBlob, content: string): Promise<st
   return readableUrl(t, src);
 }
 
+/** X-A's claims, each beside its row (claimed): the matrix places and the generated mutants (selftest/mutants/append-conditions.ts) read them. */
+export const APPEND_CLAIMS: AppendClaim[] = [];
+/** A row that sends an append condition: its claim is recorded under its ID. */
+function claimed(claim: Omit<AppendClaim, "row">, row: RowDef): RowDef {
+  APPEND_CLAIMS.push({ row: row.id, ...claim });
+  return row;
+}
+
 const rows = [
-  restRow(
-    "blob/append/appendpos/holds",
-    "Append Block with appendpos equal to the length → 201, x-ms-blob-append-offset = the length, a new ETag; the block appended",
-    APPEND_PAGE,
-    async (t) => {
-      const a = await newAppendBlob(t);
-      const before = await viewOf(t, a.ref, "read the blob (this client)");
-      const what = "Append Block with appendpos = the length";
-      const res = await append(t, what, a, BLOCK, { [APPENDPOS]: String(before.length) });
-      expectOk(what, res, 201);
-      expectEqual(`${what}: x-ms-blob-append-offset`, res.headers["x-ms-blob-append-offset"], String(before.length));
-      expectTrue(`${what}: no new ETag in the answer`, !!res.headers["etag"] && res.headers["etag"] !== before.etag);
-      const after = await viewOf(t, a.ref);
-      expectTrue(`${what}: the ETag read back is not the answer's`, after.etag === res.headers["etag"]);
-      expectContent(`${what}: the blob read back`, after, a.content + BLOCK);
-    },
+  claimed(
+    { operation: "Append Block", ...POS, failing: false, holding: true },
+    restRow(
+      "blob/append/appendpos/holds",
+      "Append Block with appendpos equal to the length → 201, x-ms-blob-append-offset = the length, a new ETag; the block appended",
+      APPEND_PAGE,
+      async (t) => {
+        const a = await newAppendBlob(t);
+        const before = await viewOf(t, a.ref, "read the blob (this client)");
+        const what = "Append Block with appendpos = the length";
+        const res = await append(t, what, a, BLOCK, { [APPENDPOS]: String(before.length) });
+        expectOk(what, res, 201);
+        expectEqual(`${what}: x-ms-blob-append-offset`, res.headers["x-ms-blob-append-offset"], String(before.length));
+        expectTrue(`${what}: no new ETag in the answer`, !!res.headers["etag"] && res.headers["etag"] !== before.etag);
+        const after = await viewOf(t, a.ref);
+        expectTrue(`${what}: the ETag read back is not the answer's`, after.etag === res.headers["etag"]);
+        expectContent(`${what}: the blob read back`, after, a.content + BLOCK);
+      },
+    ),
   ),
-  restRow(
-    "blob/append/appendpos/fails",
-    "Append Block with a stale appendpos (read before another writer appended) or one past the end → 412 AppendPositionConditionNotMet, the blob unchanged",
-    APPEND_PAGE,
-    async (t) => {
-      const a = await newAppendBlob(t);
-      const read = await viewOf(t, a.ref, "read the blob (this client)");
-      await otherWriterAppends(t, a);
-      const base = await viewOf(t, a.ref);
-      for (const [label, value] of [
-        ["the length read before the other writer appended", read.length!],
-        ["one past the end", base.length! + 1],
-      ] as const) {
-        const what = `Append Block with appendpos = ${label}`;
-        refused(what, await append(t, what, a, BLOCK, { [APPENDPOS]: String(value) }), "AppendPositionConditionNotMet");
-        expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
-      }
-    },
+  claimed(
+    { operation: "Append Block", ...POS, failing: true, holding: false },
+    restRow(
+      "blob/append/appendpos/fails",
+      "Append Block with a stale appendpos (read before another writer appended) or one past the end → 412 AppendPositionConditionNotMet, the blob unchanged",
+      APPEND_PAGE,
+      async (t) => {
+        const a = await newAppendBlob(t);
+        const read = await viewOf(t, a.ref, "read the blob (this client)");
+        await otherWriterAppends(t, a);
+        const base = await viewOf(t, a.ref);
+        for (const [label, value] of [
+          ["the length read before the other writer appended", read.length!],
+          ["one past the end", base.length! + 1],
+        ] as const) {
+          const what = `Append Block with appendpos = ${label}`;
+          refused(what, await append(t, what, a, BLOCK, { [APPENDPOS]: String(value) }), "AppendPositionConditionNotMet");
+          expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
+        }
+      },
+    ),
   ),
-  restRow(
-    "blob/append/appendpos/retry-once",
-    "A retried append (same body, same appendpos) after a success → 412 AppendPositionConditionNotMet; the data is in the blob once",
-    APPEND_PAGE,
-    async (t) => {
-      const a = await newAppendBlob(t);
-      const before = await viewOf(t, a.ref, "read the blob (this client)");
-      const headers = { [APPENDPOS]: String(before.length) };
-      expectOk(
-        "Append Block with appendpos = the length",
-        await append(t, "Append Block with appendpos = the length", a, BLOCK, headers),
-        201,
-      );
-      const what = "the same Append Block again (a client retrying after a lost response)";
-      refused(what, await append(t, what, a, BLOCK, headers), "AppendPositionConditionNotMet");
-      expectContent(`${what}: the blob read back`, await viewOf(t, a.ref), a.content + BLOCK);
-    },
+  claimed(
+    { operation: "Append Block", ...POS, failing: true, holding: true },
+    restRow(
+      "blob/append/appendpos/retry-once",
+      "A retried append (same body, same appendpos) after a success → 412 AppendPositionConditionNotMet; the data is in the blob once",
+      APPEND_PAGE,
+      async (t) => {
+        const a = await newAppendBlob(t);
+        const before = await viewOf(t, a.ref, "read the blob (this client)");
+        const headers = { [APPENDPOS]: String(before.length) };
+        expectOk(
+          "Append Block with appendpos = the length",
+          await append(t, "Append Block with appendpos = the length", a, BLOCK, headers),
+          201,
+        );
+        const what = "the same Append Block again (a client retrying after a lost response)";
+        refused(what, await append(t, what, a, BLOCK, headers), "AppendPositionConditionNotMet");
+        expectContent(`${what}: the blob read back`, await viewOf(t, a.ref), a.content + BLOCK);
+      },
+    ),
   ),
-  restRow(
-    "blob/append/appendpos/race",
-    "Four clients append at once with the same appendpos: exactly one gets 201, the others 412 AppendPositionConditionNotMet; the blob grew by the winner's block only",
-    APPEND_PAGE,
-    async (t) => {
-      const a = await newAppendBlob(t);
-      const before = await viewOf(t, a.ref, "read the blob (every client)");
-      const bodies = [0, 1, 2, 3].map((i) => `writer ${i} block;`);
-      const answers = await Promise.all(
-        bodies.map((body, i) =>
-          inStrand(() =>
-            append(t, `writer ${i}: Append Block with appendpos = the length`, a, body, { [APPENDPOS]: String(before.length) }),
+  claimed(
+    { operation: "Append Block", ...POS, failing: true, holding: true },
+    restRow(
+      "blob/append/appendpos/race",
+      "Four clients append at once with the same appendpos: exactly one gets 201, the others 412 AppendPositionConditionNotMet; the blob grew by the winner's block only",
+      APPEND_PAGE,
+      async (t) => {
+        const a = await newAppendBlob(t);
+        const before = await viewOf(t, a.ref, "read the blob (every client)");
+        const bodies = [0, 1, 2, 3].map((i) => `writer ${i} block;`);
+        const answers = await Promise.all(
+          bodies.map((body, i) =>
+            inStrand(() =>
+              append(t, `writer ${i}: Append Block with appendpos = the length`, a, body, { [APPENDPOS]: String(before.length) }),
+            ),
           ),
-        ),
-      );
-      const winners = answers.flatMap((r, i) => (r.status === 201 ? [i] : []));
-      expectEqual("appends answered 201", winners.length, 1);
-      for (const [i, r] of answers.entries())
-        if (i !== winners[0]) refused(`writer ${i}, who lost the race`, r, "AppendPositionConditionNotMet");
-      expectContent("the blob after the race", await viewOf(t, a.ref), a.content + bodies[winners[0]]);
-    },
+        );
+        const winners = answers.flatMap((r, i) => (r.status === 201 ? [i] : []));
+        expectEqual("appends answered 201", winners.length, 1);
+        for (const [i, r] of answers.entries())
+          if (i !== winners[0]) refused(`writer ${i}, who lost the race`, r, "AppendPositionConditionNotMet");
+        expectContent("the blob after the race", await viewOf(t, a.ref), a.content + bodies[winners[0]]);
+      },
+    ),
   ),
-  restRow(
-    "blob/append/maxsize/fails",
-    "An append that would take the length past maxsize → 412 MaxBlobSizeConditionNotMet, the blob unchanged",
-    APPEND_PAGE,
-    async (t) => {
-      const a = await newAppendBlob(t);
-      const base = await viewOf(t, a.ref, "read the blob (this client)");
-      const what = "Append Block with maxsize one byte short of the new length";
-      refused(what, await append(t, what, a, BLOCK, { [MAXSIZE]: String(base.length! + BLOCK.length - 1) }), "MaxBlobSizeConditionNotMet");
-      expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
-    },
+  claimed(
+    { operation: "Append Block", ...MAX, failing: true, holding: false },
+    restRow(
+      "blob/append/maxsize/fails",
+      "An append that would take the length past maxsize → 412 MaxBlobSizeConditionNotMet, the blob unchanged",
+      APPEND_PAGE,
+      async (t) => {
+        const a = await newAppendBlob(t);
+        const base = await viewOf(t, a.ref, "read the blob (this client)");
+        const what = "Append Block with maxsize one byte short of the new length";
+        refused(
+          what,
+          await append(t, what, a, BLOCK, { [MAXSIZE]: String(base.length! + BLOCK.length - 1) }),
+          "MaxBlobSizeConditionNotMet",
+        );
+        expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
+      },
+    ),
   ),
-  restRow(
-    "blob/append/maxsize/boundary",
-    "An append to exactly maxsize → 201; on a blob already longer than maxsize a one-byte append → 412 MaxBlobSizeConditionNotMet, unchanged",
-    APPEND_PAGE,
-    async (t) => {
-      const a = await newAppendBlob(t);
-      const before = await viewOf(t, a.ref, "read the blob (this client)");
-      const exact = "Append Block bringing the length to exactly maxsize";
-      expectOk(exact, await append(t, exact, a, BLOCK, { [MAXSIZE]: String(before.length! + BLOCK.length) }), 201);
-      a.content += BLOCK;
-      const base = await viewOf(t, a.ref);
-      expectContent(`${exact}: the blob read back`, base, a.content);
-      const what = "a one-byte Append Block on a blob longer than maxsize";
-      refused(what, await append(t, what, a, "x", { [MAXSIZE]: String(base.length! - 1) }), "MaxBlobSizeConditionNotMet");
-      expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
-    },
+  claimed(
+    { operation: "Append Block", ...MAX, failing: true, holding: true },
+    restRow(
+      "blob/append/maxsize/boundary",
+      "An append to exactly maxsize → 201; on a blob already longer than maxsize a one-byte append → 412 MaxBlobSizeConditionNotMet, unchanged",
+      APPEND_PAGE,
+      async (t) => {
+        const a = await newAppendBlob(t);
+        const before = await viewOf(t, a.ref, "read the blob (this client)");
+        const exact = "Append Block bringing the length to exactly maxsize";
+        expectOk(exact, await append(t, exact, a, BLOCK, { [MAXSIZE]: String(before.length! + BLOCK.length) }), 201);
+        a.content += BLOCK;
+        const base = await viewOf(t, a.ref);
+        expectContent(`${exact}: the blob read back`, base, a.content);
+        const what = "a one-byte Append Block on a blob longer than maxsize";
+        refused(what, await append(t, what, a, "x", { [MAXSIZE]: String(base.length! - 1) }), "MaxBlobSizeConditionNotMet");
+        expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
+      },
+    ),
   ),
   restRow(
     "blob/append/appendpos/stale-if-match",
@@ -243,87 +273,96 @@ const rows = [
     },
     { level: "disputed" },
   ),
-  restRow(
-    "blob/append/seal/appendpos",
-    "Seal with an appendpos other than the length → 412 AppendPositionConditionNotMet, not sealed (a later append succeeds); with the length → 200, sealed",
-    `${SEAL_PAGE}; REST API definition (x-ms-blob-condition-appendpos on Seal)`,
-    async (t) => {
-      const a = await newAppendBlob(t);
-      const base = await viewOf(t, a.ref, "read the blob (this client)");
-      const what = "Append Blob Seal with appendpos one past the end";
-      refused(what, await seal(t, what, a, { [APPENDPOS]: String(base.length! + 1) }), "AppendPositionConditionNotMet");
-      const after = await viewOf(t, a.ref);
-      expectUnchanged(`${what}: the blob read back`, base, after);
-      expectTrue(`${what}: the blob reads back sealed`, after.sealed === false);
-      expectOk(`Append Block after the refused seal`, await append(t, "Append Block after the refused seal", a, BLOCK), 201);
-      a.content += BLOCK;
-      const length = (await viewOf(t, a.ref)).length;
-      expectOk(
-        "Append Blob Seal with appendpos = the length",
-        await seal(t, "Append Blob Seal with appendpos = the length", a, { [APPENDPOS]: String(length) }),
-        200,
-      );
-      const sealed = await viewOf(t, a.ref);
-      expectTrue("after the permitted seal: not sealed", sealed.sealed === true);
-      expectContent("after the permitted seal", sealed, a.content);
-    },
+  claimed(
+    { operation: "Append Blob Seal", ...POS, failing: true, holding: true },
+    restRow(
+      "blob/append/seal/appendpos",
+      "Seal with an appendpos other than the length → 412 AppendPositionConditionNotMet, not sealed (a later append succeeds); with the length → 200, sealed",
+      `${SEAL_PAGE}; REST API definition (x-ms-blob-condition-appendpos on Seal)`,
+      async (t) => {
+        const a = await newAppendBlob(t);
+        const base = await viewOf(t, a.ref, "read the blob (this client)");
+        const what = "Append Blob Seal with appendpos one past the end";
+        refused(what, await seal(t, what, a, { [APPENDPOS]: String(base.length! + 1) }), "AppendPositionConditionNotMet");
+        const after = await viewOf(t, a.ref);
+        expectUnchanged(`${what}: the blob read back`, base, after);
+        expectTrue(`${what}: the blob reads back sealed`, after.sealed === false);
+        expectOk(`Append Block after the refused seal`, await append(t, "Append Block after the refused seal", a, BLOCK), 201);
+        a.content += BLOCK;
+        const length = (await viewOf(t, a.ref)).length;
+        expectOk(
+          "Append Blob Seal with appendpos = the length",
+          await seal(t, "Append Blob Seal with appendpos = the length", a, { [APPENDPOS]: String(length) }),
+          200,
+        );
+        const sealed = await viewOf(t, a.ref);
+        expectTrue("after the permitted seal: not sealed", sealed.sealed === true);
+        expectContent("after the permitted seal", sealed, a.content);
+      },
+    ),
   ),
-  restRow(
-    "blob/append/from-url/appendpos",
-    "Append Block From URL with a stale appendpos → 412 AppendPositionConditionNotMet, nothing appended; with the length → 201, the source's bytes appended",
-    "Append Block From URL",
-    async (t) => {
-      const a = await newAppendBlob(t);
-      const url = await source(t, a, "source bytes;");
-      const read = await viewOf(t, a.ref, "read the blob (this client)");
-      await otherWriterAppends(t, a);
-      const base = await viewOf(t, a.ref);
-      const what = "Append Block From URL with a stale appendpos";
-      refused(
-        what,
-        await sendRaw(t, what, a.ref, {
-          method: "PUT",
-          query: { comp: "appendblock" },
-          headers: { "x-ms-copy-source": url, [APPENDPOS]: String(read.length) },
-        }),
-        "AppendPositionConditionNotMet",
-      );
-      expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
-      const ok = "Append Block From URL with appendpos = the length";
-      expectOk(
-        ok,
-        await sendRaw(t, ok, a.ref, {
-          method: "PUT",
-          query: { comp: "appendblock" },
-          headers: { "x-ms-copy-source": url, [APPENDPOS]: String(base.length) },
-        }),
-        201,
-      );
-      expectContent(`${ok}: the blob read back`, await viewOf(t, a.ref), a.content + "source bytes;");
-    },
-    { surface: [{ operation: "Append Block From URL", parameter: "x-ms-blob-condition-appendpos" }] },
+  claimed(
+    { operation: "Append Block From URL", ...POS, failing: true, holding: true },
+    restRow(
+      "blob/append/from-url/appendpos",
+      "Append Block From URL with a stale appendpos → 412 AppendPositionConditionNotMet, nothing appended; with the length → 201, the source's bytes appended",
+      "Append Block From URL",
+      async (t) => {
+        const a = await newAppendBlob(t);
+        const url = await source(t, a, "source bytes;");
+        const read = await viewOf(t, a.ref, "read the blob (this client)");
+        await otherWriterAppends(t, a);
+        const base = await viewOf(t, a.ref);
+        const what = "Append Block From URL with a stale appendpos";
+        refused(
+          what,
+          await sendRaw(t, what, a.ref, {
+            method: "PUT",
+            query: { comp: "appendblock" },
+            headers: { "x-ms-copy-source": url, [APPENDPOS]: String(read.length) },
+          }),
+          "AppendPositionConditionNotMet",
+        );
+        expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
+        const ok = "Append Block From URL with appendpos = the length";
+        expectOk(
+          ok,
+          await sendRaw(t, ok, a.ref, {
+            method: "PUT",
+            query: { comp: "appendblock" },
+            headers: { "x-ms-copy-source": url, [APPENDPOS]: String(base.length) },
+          }),
+          201,
+        );
+        expectContent(`${ok}: the blob read back`, await viewOf(t, a.ref), a.content + "source bytes;");
+      },
+      { surface: [{ operation: "Append Block From URL", parameter: "x-ms-blob-condition-appendpos" }] },
+    ),
   ),
-  restRow(
-    "blob/append/from-url/maxsize",
-    "Append Block From URL that would pass maxsize → 412 MaxBlobSizeConditionNotMet, nothing appended",
-    "Append Block From URL",
-    async (t) => {
-      const a = await newAppendBlob(t);
-      const url = await source(t, a, "source bytes;");
-      const base = await viewOf(t, a.ref, "read the blob (this client)");
-      const what = "Append Block From URL with maxsize one byte short of the new length";
-      refused(
-        what,
-        await sendRaw(t, what, a.ref, {
-          method: "PUT",
-          query: { comp: "appendblock" },
-          headers: { "x-ms-copy-source": url, [MAXSIZE]: String(base.length! + 12) },
-        }),
-        "MaxBlobSizeConditionNotMet",
-      );
-      expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
-    },
-    { surface: [{ operation: "Append Block From URL", parameter: "x-ms-blob-condition-maxsize" }] },
+  claimed(
+    { operation: "Append Block From URL", ...MAX, failing: true, holding: false },
+    restRow(
+      "blob/append/from-url/maxsize",
+      "Append Block From URL that would pass maxsize → 412 MaxBlobSizeConditionNotMet, nothing appended",
+      "Append Block From URL",
+      async (t) => {
+        const a = await newAppendBlob(t);
+        const url = await source(t, a, "source bytes;");
+        const base = await viewOf(t, a.ref, "read the blob (this client)");
+        const what = "Append Block From URL with maxsize one byte short of the new length";
+        refused(
+          what,
+          await sendRaw(t, what, a.ref, {
+            method: "PUT",
+            query: { comp: "appendblock" },
+            headers: { "x-ms-copy-source": url, [MAXSIZE]: String(base.length! + 12) },
+          }),
+          "MaxBlobSizeConditionNotMet",
+        );
+        expectUnchanged(`${what}: the blob read back`, base, await viewOf(t, a.ref));
+      },
+      { surface: [{ operation: "Append Block From URL", parameter: "x-ms-blob-condition-maxsize" }] },
+    ),
   ),
 ];
 
