@@ -9,13 +9,10 @@
 // that ends it early and the legal variation that ends it one second late),
 // and the run of both ends. The claims and their openers are their
 // service's: suites/blob/window*.ts, suites/queue/window*.ts.
-import { AssertionError } from "chai";
 import type { RowContext, RowDef } from "../fixtures/harness/engine.ts";
-import { expectTrue } from "../fixtures/harness/assert.ts";
+import { expectTrue, judgedBefore } from "../fixtures/harness/assert.ts";
 import { defineTable } from "../fixtures/harness/registry.ts";
-import { answerDatesSince, currentEvidence } from "../fixtures/wire/evidence.ts";
 import type { WireRequest } from "../fixtures/wire/operations.ts";
-import { preconditionFailed } from "../fixtures/wire/signals.ts";
 import type { MatrixPlace } from "../model/matrix.ts";
 import type { Level, Service } from "../model/result.ts";
 
@@ -92,19 +89,14 @@ export const when = (phase: "start" | "late") => (phase === "start" ? "right aft
  * have come, so a loaded target leaves the row without a verdict.
  */
 async function probe(w: OpenWindow, phase: "start" | "late"): Promise<void> {
-  const from = currentEvidence()?.exchanges.length ?? 0;
-  try {
-    await w.held(phase);
-  } catch (err) {
-    if (err instanceof AssertionError && Math.max(...answerDatesSince(from)) > w.end - GRANULARITY_MS) {
-      preconditionFailed(
-        phase === "late"
-          ? "the probe of the window's last part was answered only in its last second (server clock): too slow a target to tell"
-          : "the probe right after the window opened was answered only in its last second or after its end (server clock): too slow a target to tell",
-      );
-    }
-    throw err;
-  }
+  // Dates are whole milliseconds: at or after end - GRANULARITY_MS + 1 is after end - GRANULARITY_MS.
+  await judgedBefore(
+    w.end - GRANULARITY_MS + 1,
+    phase === "late"
+      ? "the probe of the window's last part was answered only in its last second (server clock): too slow a target to tell"
+      : "the probe right after the window opened was answered only in its last second or after its end (server clock): too slow a target to tell",
+    () => w.held(phase),
+  );
 }
 
 async function bothEnds(

@@ -2,10 +2,9 @@
 // status read back, which ID holds it, the lease ID sent, a renewed lease
 // outliving its original end, and the guards that turn a check a lapsing
 // lease or break period overtook into PRECONDITION_FAILED, never a FAIL.
-import { AssertionError } from "chai";
-import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../fixtures/harness/assert.ts";
+import { expectEqual, expectRawStatus, expectSent, expectTrue, judgedBefore } from "../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
-import { answerDatesSince, currentEvidence } from "../../fixtures/wire/evidence.ts";
+import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { preconditionFailed } from "../../fixtures/wire/signals.ts";
 import {
@@ -122,19 +121,12 @@ export function stillBreaking(s: StatedResource, v: LeaseView, marginMs = 1000):
  * tells nothing: the row cannot tell (PRECONDITION_FAILED), never a FAIL.
  */
 export async function whileBreaking(s: StatedResource, res: RawResponse | undefined, check: () => Promise<void>): Promise<void> {
-  const from = currentEvidence()?.exchanges.length ?? 0;
-  try {
-    await check();
-  } catch (err) {
+  const ends = () => {
     const left = Number(res?.headers["x-ms-lease-time"]);
-    const ends = Math.min(
-      s.breakEnds?.getTime() ?? Infinity,
-      res && Number.isFinite(left) ? serverDate(res).getTime() + left * 1000 : Infinity,
-    );
-    if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends - 1000))
-      preconditionFailed("the break period ran out before the holder could be checked");
-    throw err;
-  }
+    return Math.min(s.breakEnds?.getTime() ?? Infinity, res && Number.isFinite(left) ? serverDate(res).getTime() + left * 1000 : Infinity);
+  };
+  // A second before the end: the break may have ended within the Date's grain.
+  await judgedBefore(() => ends() - 1000, "the break period ran out before the holder could be checked", check);
 }
 
 /**
@@ -144,12 +136,10 @@ export async function whileBreaking(s: StatedResource, res: RawResponse | undefi
  * a lease that ran out from one never held: PRECONDITION_FAILED, never a FAIL.
  */
 export async function beforeLapse(res: RawResponse, from: number, check: () => Promise<void>): Promise<void> {
-  try {
-    await check();
-  } catch (err) {
-    const ends = serverDate(res).getTime() + (SHORTEST - 1) * 1000;
-    if (err instanceof AssertionError && answerDatesSince(from).some((d) => d >= ends))
-      preconditionFailed("a finite lease ran out before the state and the holder were checked");
-    throw err;
-  }
+  await judgedBefore(
+    () => serverDate(res).getTime() + (SHORTEST - 1) * 1000,
+    "a finite lease ran out before the state and the holder were checked",
+    check,
+    from,
+  );
 }

@@ -5,7 +5,15 @@
 // these rows check what follows a window's end, the refusals, and the counts.
 // Times are the server's: ExpirationTime and TimeNextVisible from the answers.
 import type { QueueClient } from "@azure/storage-queue";
-import { answerDate, expectDate, expectEqual, expectPresent, expectRawStatus, expectTrue } from "../../fixtures/harness/assert.ts";
+import {
+  answerDate,
+  expectDate,
+  expectEqual,
+  expectPresent,
+  expectRawStatus,
+  expectTrue,
+  judgedBefore,
+} from "../../fixtures/harness/assert.ts";
 import { preconditionFailed } from "../../fixtures/wire/signals.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
@@ -47,21 +55,17 @@ async function put(t: RowContext, q: QueueClient, query: Record<string, string>)
   return { res, message: expectPresent("Put Message: the message in the answer's body", message) };
 }
 
-/**
- * Refuses to judge an answer given once the message may have expired (server
- * clock, a second's grain): a slow target left no time to tell.
- */
-function inTime(res: RawResponse, operation: string, expires: number | undefined): void {
-  if (expires !== undefined && answerDate(res, operation) >= expires - 1000)
-    preconditionFailed(`${operation} was answered only at the message's ExpirationTime (server clock): no time left to tell`);
-}
+/** What a row says when the target answered it only at the message's expiry. */
+const tooLate = (operation: string) =>
+  `${operation} was answered only at the message's ExpirationTime (server clock): no time left to tell`;
 
-/** Dequeues the one message, expecting `id`; with `expires`, an empty answer given at the message's expiry tells nothing. */
+/** Dequeues the one message, expecting `id`; with `expires`, a failing answer given at the message's expiry (a second's grain) tells nothing. */
 async function dequeue(t: RowContext, q: QueueClient, id: string, visibilitytimeout: number, expires?: number): Promise<WireMessage> {
-  const { res, messages } = await rawGetMessages(t, q, { visibilitytimeout: String(visibilitytimeout) });
-  if (messages.length === 0) inTime(res, "Get Messages", expires);
-  expectEqual(`Get Messages with visibilitytimeout ${visibilitytimeout}`, [res.status, messages.map((m) => m.messageId)], [200, [id]]);
-  return messages[0];
+  return judgedBefore(expires === undefined ? Infinity : expires - 1000, tooLate("Get Messages"), async () => {
+    const { res, messages } = await rawGetMessages(t, q, { visibilitytimeout: String(visibilitytimeout) });
+    expectEqual(`Get Messages with visibilitytimeout ${visibilitytimeout}`, [res.status, messages.map((m) => m.messageId)], [200, [id]]);
+    return messages[0];
+  });
 }
 
 /** Neither peeked nor dequeued. */
@@ -181,14 +185,17 @@ const rows: RowDef[] = [
       t.step("dequeue with visibilitytimeout 1");
       const got = await dequeue(t, q, message.messageId, 1, expires);
       t.step("Update Message with visibilitytimeout 8, past the ExpirationTime");
-      const res = await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 8, "updated");
-      if (res.status === 404) inTime(res, "Update Message", expires);
+      const res = await judgedBefore(expires - 1000, tooLate("Update Message"), async () => {
+        const res = await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 8, "updated");
+        const answer = `${res.status} ${res.errorCode ?? ""}`.trim();
+        expectTrue(
+          `Update Message with a visibility timeout ending after the ExpirationTime: expected 400 or 204, got ${answer}`,
+          res.status === 400 || res.status === 204,
+          { expected: "400 or 204", got: answer },
+        );
+        return res;
+      });
       const answer = `${res.status} ${res.errorCode ?? ""}`.trim();
-      expectTrue(
-        `Update Message with a visibility timeout ending after the ExpirationTime: expected 400 or 204, got ${answer}`,
-        res.status === 400 || res.status === 204,
-        { expected: "400 or 204", got: answer },
-      );
       t.note("disputed", res.status === 400 ? `refused: ${answer}` : "accepted (204): the message expires while invisible");
       if (res.status === 400) {
         t.step("once visible again (server clock)");
