@@ -3,24 +3,22 @@
 // Azurite's start, the preflight, the row), compiled (dist/, as the installed
 // package runs it with plain node) and from source through tsx, alternating.
 // The product is built first (`npm run build`: nothing to do on a built tree).
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { ROOT } from "../fixtures/paths.ts";
 import { STATUSES } from "../model/result.ts";
+import { buildProduct, cleanEnv, tmpDir } from "../selftest/cli/cli-kit.ts";
 
 const ONE_ROW = "create-container/etag:";
 const ROW_LINE = new RegExp(`^\\s+(${STATUSES.join("|")})\\s+\\S+ \\(\\d+ ms`, "m");
 
 /** Milliseconds from spawning `node <args>` to its first row line. */
 function timeToFirstRow(args: string[]): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), "bench-first-row-"));
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? tmpdir(), NO_COLOR: "1" };
+  const dir = tmpDir("bench-first-row");
   const started = Date.now();
   const child = spawn(process.execPath, [...args, "--env-file", "/dev/null", "--grep", ONE_ROW, "--report-dir", dir], {
     cwd: ROOT,
-    env,
+    env: cleanEnv(),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -44,8 +42,8 @@ export interface FirstRow {
 
 /** `runs` times each way, alternating. */
 export async function firstRowTimes(runs: number): Promise<FirstRow> {
-  const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT, encoding: "utf8" });
-  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
+  const buildFailed = buildProduct();
+  if (buildFailed !== undefined) throw new Error(`npm run build failed:\n${buildFailed}`);
   const times: FirstRow = { compiledMs: [], sourceMs: [] };
   for (let i = 0; i < runs; i++) {
     times.compiledMs.push(await timeToFirstRow([join(ROOT, "dist/bin/conformance.js")]));

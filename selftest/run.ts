@@ -31,7 +31,7 @@
 // 1.5 CPU-seconds. The run the installed package is compared with stays a
 // run from source.
 //   SELFTEST_JOBS: processes at once beside those (default 4).
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { setPriority, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -39,6 +39,7 @@ import { fileURLToPath } from "node:url";
 import { filesEndingWith } from "../fixtures/paths.ts";
 import { ROOT } from "../fixtures/paths.ts";
 import type { Tally } from "./tally.ts";
+import { buildProduct } from "./cli/cli-kit.ts";
 
 if (process.argv[2] === "--help" || process.argv[2] === "-h") {
   console.log(
@@ -131,9 +132,9 @@ async function runJob(
 }
 
 const started = Date.now();
-const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT, encoding: "utf8" });
-if (build.status !== 0) {
-  console.log(`The product does not build (npm run build):\n${build.error?.message ?? ""}${build.stdout}${build.stderr}`);
+const buildFailed = buildProduct();
+if (buildFailed !== undefined) {
+  console.log(`The product does not build (npm run build):\n${buildFailed}`);
   console.log("0 passed, 1 failed, 0 skipped");
   process.exit(1);
 }

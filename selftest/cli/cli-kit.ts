@@ -1,6 +1,6 @@
 // Helpers for the command-line self-tests: spawn the CLI (or another bin/
 // script) with a clean environment, start private Azurites, read reports.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,12 @@ export interface CliResult {
 /** A clean environment: only what node needs, plus `env`. */
 export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? tmpdir(), NO_COLOR: "1", ...env };
+}
+
+/** Builds the product (`npm run build`: nothing to do on a built, unchanged tree); what it printed when it failed. */
+export function buildProduct(): string | undefined {
+  const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: ROOT, encoding: "utf8" });
+  return build.status === 0 ? undefined : `${build.error?.message ?? ""}${build.stdout}${build.stderr}`;
 }
 
 /**
