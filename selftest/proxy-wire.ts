@@ -4,14 +4,16 @@
 // request snapshot (to see whether a mutant changed it) and a changed request
 // signed again.
 import http from "node:http";
+import { IDLE_SOCKET_MS } from "../fixtures/wire/agents.ts";
 import { DEV_ACCOUNT, DEV_KEY, type Service } from "../fixtures/wire/target.ts";
 import { sharedKeyLiteSignature, sharedKeySignature, stringToSign } from "../fixtures/wire/shared-key.ts";
 import type { ProxyRequest, ProxyResponse } from "./mutants/types.ts";
 
-// Idle sockets are closed after 4 s, before the upstream's own keep-alive
-// timeout (Node's 5 s): reusing one the upstream is closing would break the
-// request off (an ECONNRESET the proxy answers 502) for no fault of the target.
-const upstreamAgent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
+// Idle sockets are closed well before the upstream's own keep-alive timeout
+// (Node's 5 s), as the suite's are (fixtures/wire/agents.ts): reusing one the
+// upstream is closing would break the request off (an ECONNRESET the proxy
+// answers 502) for no fault of the target.
+const upstreamAgent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: IDLE_SOCKET_MS });
 
 export function flatten(h: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
