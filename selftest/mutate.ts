@@ -221,6 +221,48 @@ export async function runMutants(
   return results;
 }
 
+/** Whether a named row's run told nothing of it: no answer in time, a state the machine could not make, or a re-run after a transport fault. */
+const untoldRow = (t: MutantOutcome["ran"][number]) => t.status === "INCONCLUSIVE" || t.status === "PRECONDITION_FAILED" || !!t.rerun;
+
+/**
+ * The rows `wanted` that no mutant killed, though a mutant naming them ran
+ * them without telling (untoldRow: on a loaded machine, a lease action reset
+ * after a long wait): each such mutant runs once more over that row alone
+ * (`again`: runMutant with kills [row], judged as the first runs were), one
+ * at a time, after the others, and what that run tells replaces the row's
+ * entry in the mutant's outcome (a kill joins its killers). "No mutant kills
+ * this row" must come from runs that could tell, as a survival does
+ * (runMutants).
+ */
+export async function retellRows(
+  results: MutantOutcome[],
+  wanted: (id: string) => boolean,
+  again: (mutant: string, row: string) => Promise<MutantOutcome>,
+): Promise<MutantOutcome[]> {
+  const killed = new Set(results.flatMap((r) => r.killers.map((k) => k.id)));
+  const out = [...results];
+  for (const [i, r] of results.entries()) {
+    for (const t of r.ran.filter((x) => wanted(x.id) && untoldRow(x))) {
+      if (killed.has(t.id)) continue;
+      const second = await again(r.name, t.id);
+      const now = second.ran.find((x) => x.id === t.id) ?? t;
+      const cur = out[i];
+      out[i] = {
+        ...cur,
+        ran: cur.ran.map((x) => (x.id === t.id ? now : x)),
+        killers: [...cur.killers, ...second.killers],
+        verdict: second.killers.length ? "killed" : cur.verdict,
+        retold: [
+          ...(cur.retold ?? []),
+          `${t.id}: ${t.status}${t.rerun ? " after a re-run" : ""} (${(t.message ?? "").slice(0, 200)}), then ${now.status}`,
+        ],
+      };
+      if (second.killers.length) killed.add(t.id);
+    }
+  }
+  return out;
+}
+
 async function main(argv: string[]): Promise<number> {
   const names: string[] = [];
   let concurrency = 8;

@@ -33,6 +33,8 @@ export interface MutantOutcome {
   proxy?: { requests: number; mutatedRequests: number; mutatedResponses: number };
   /** Why this is a second run: the first could not tell (see runMutants). */
   rerunBecause?: string;
+  /** Named rows no mutant killed and this run could not tell, run once more alone (retellRows): what each told first, then. */
+  retold?: string[];
 }
 
 export interface MutationReport {
