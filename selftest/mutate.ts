@@ -178,6 +178,9 @@ export function waits(mutant: Mutant): boolean {
   return registeredRows().some(({ row }) => kills(row.id) && (row.waitSeconds ?? 0) >= LONG_WAIT_SECONDS);
 }
 
+/** Whether a named row's run told nothing of it: no answer in time, a state the machine could not make, or a re-run after a transport fault. */
+const untoldRow = (t: MutantOutcome["ran"][number]) => t.status === "INCONCLUSIVE" || t.status === "PRECONDITION_FAILED" || !!t.rerun;
+
 /**
  * Why a survivor's run told nothing: the run failed; a named row ended with a
  * status that means the environment could not tell; or a named row ran twice
@@ -187,7 +190,7 @@ export function waits(mutant: Mutant): boolean {
 function untold(r: MutantOutcome): string | undefined {
   if (r.verdict !== "survived") return undefined;
   if (r.problem?.startsWith("the run failed")) return r.problem;
-  const env = r.ran.filter((x) => x.status === "INCONCLUSIVE" || x.status === "PRECONDITION_FAILED" || x.rerun);
+  const env = r.ran.filter(untoldRow);
   return env.length
     ? `the first run could not tell: ${env.map((x) => `${x.id} ${x.status}${x.rerun ? ` after a re-run (${x.rerun})` : ""}: ${x.message ?? ""}`).join("; ")}`
     : undefined;
@@ -220,9 +223,6 @@ export async function runMutants(
   }
   return results;
 }
-
-/** Whether a named row's run told nothing of it: no answer in time, a state the machine could not make, or a re-run after a transport fault. */
-const untoldRow = (t: MutantOutcome["ran"][number]) => t.status === "INCONCLUSIVE" || t.status === "PRECONDITION_FAILED" || !!t.rerun;
 
 /**
  * The rows `wanted` that no mutant killed, though a mutant naming them ran

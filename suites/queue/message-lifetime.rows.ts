@@ -185,7 +185,7 @@ const rows: RowDef[] = [
       t.step("dequeue with visibilitytimeout 1");
       const got = await dequeue(t, q, message.messageId, 1, expires);
       t.step("Update Message with visibilitytimeout 8, past the ExpirationTime");
-      const res = await judgedBefore(expires - 1000, tooLate("Update Message"), async () => {
+      const { res, answer } = await judgedBefore(expires - 1000, tooLate("Update Message"), async () => {
         const res = await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 8, "updated");
         const answer = `${res.status} ${res.errorCode ?? ""}`.trim();
         expectTrue(
@@ -193,9 +193,8 @@ const rows: RowDef[] = [
           res.status === 400 || res.status === 204,
           { expected: "400 or 204", got: answer },
         );
-        return res;
+        return { res, answer };
       });
-      const answer = `${res.status} ${res.errorCode ?? ""}`.trim();
       t.note("disputed", res.status === 400 ? `refused: ${answer}` : "accepted (204): the message expires while invisible");
       if (res.status === 400) {
         t.step("once visible again (server clock)");
