@@ -6,6 +6,7 @@ import type { Exchange, RowResult, ServiceProbe } from "./result.ts";
 import {
   classifierOperationOf,
   kindOf,
+  notApplicable,
   surfaceOperationOf,
   type ListedPair,
   type NotSentReason,
@@ -146,6 +147,7 @@ function whyNotSent(
   context: CoverageContext,
   lacking: Set<string>,
 ): NotSentReason {
+  if (notApplicable(pair)) return "NOT_APPLICABLE";
   if (context.services.some((s) => s.service === pair.service && !s.available)) return "NOT_AVAILABLE";
   if (lacking.has(keyOf(pair.service, classifierOperationOf(pair.operation))) || lacking.has(keyOf(pair.service, pair.operation)))
     return "UNSUPPORTED";

@@ -167,8 +167,26 @@ export function parseSurface(text: string): ListedPair[] {
     });
 }
 
+/**
+ * Pairs of the surface a request can carry but no state gives a meaning to
+ * (catalogue S), each with why: listed in catalogue/surface.tsv with no row,
+ * and reported as not applicable rather than unsent.
+ */
+export const NOT_APPLICABLE: { service: SurfaceService; operation: string; parameter: string; why: string }[] = [
+  {
+    service: "file",
+    operation: "Rename Directory",
+    parameter: "x-ms-source-lease-id",
+    why: "directories take no lease, so the source lease ID has no state to test (catalogue S, Files)",
+  },
+];
+
+/** Why a pair is not applicable, if it is not. */
+export const notApplicable = (p: Pick<SurfacePair, "service" | "operation" | "parameter">): string | undefined =>
+  NOT_APPLICABLE.find((n) => n.service === p.service && n.operation === p.operation && n.parameter === p.parameter)?.why;
+
 /** Why a pair was not sent in a run (reporters/SCHEMA.md). */
-export type NotSentReason = "NOT_AVAILABLE" | "UNSUPPORTED" | "PRECONDITION_FAILED" | "NOT_RUN" | "NO_ROW";
+export type NotSentReason = "NOT_APPLICABLE" | "NOT_AVAILABLE" | "UNSUPPORTED" | "PRECONDITION_FAILED" | "NOT_RUN" | "NO_ROW";
 
 /** One pair in a report: what this run sent of it. */
 export interface SurfaceEntry extends SurfacePair {

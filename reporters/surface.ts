@@ -4,6 +4,7 @@ import type { Report } from "../model/result.ts";
 import type { NotSentReason, SurfaceEntry } from "../model/surface.ts";
 
 export const NOT_SENT_TEXT: Record<NotSentReason, string> = {
+  NOT_APPLICABLE: "not applicable: no state gives the parameter a meaning (catalogue S)",
   NOT_AVAILABLE: "the service is not available",
   UNSUPPORTED: "the operation is not implemented (UNSUPPORTED)",
   PRECONDITION_FAILED: "the row that sends it could not set up (PRECONDITION_FAILED)",

@@ -75,8 +75,22 @@ export interface ExtraFlags {
   shareBreakPeriodUnchecked?: boolean;
   /** Delete Share ignores the share's lease. */
   shareDeleteUnguarded?: boolean;
-  /** The other share operations need the lease ID on a leased share (412 LeaseIdMissing without it). */
-  shareOpsNeedLease?: boolean;
+  /** A share lease locks the share's reads too: they need the lease ID on a leased share (412 LeaseIdMissing without it). */
+  shareReadsNeedLease?: boolean;
+  /** A share lease locks deletion only: the set operations need no lease ID on a leased share. */
+  shareSetsUnguarded?: boolean;
+  /** The holder's ID on a share whose lease was broken is taken as if the lease held (200, not 412 LeaseLost). */
+  shareBrokenIdAccepted?: boolean;
+  /** A share lease locks the share's files: file writes without a lease ID in a leased share → 412 LeaseIdMissing. */
+  shareLeaseLocksFiles?: boolean;
+  /** A file lease locks its share: share writes without a lease ID while a file of it is leased → 412 LeaseIdMissing. */
+  fileLeaseLocksShare?: boolean;
+  /** A file lease locks the other files of its directory: their writes without a lease ID → 412 LeaseIdMissing. */
+  fileLeaseLocksSiblings?: boolean;
+  /** A leased file's ID is taken on another, unleased file as if it held no ID (not 412 LeaseNotPresentWithFileOperation). */
+  fileLeaseIdOpensOthers?: boolean;
+  /** An ID on a file that holds no lease is answered 412 LeaseIdMismatchWithFileOperation, not LeaseNotPresentWithFileOperation. */
+  unleasedIdMismatch?: boolean;
   /** A released share lease keeps its ID: renew with it leases the share again. */
   shareReleaseKeepsId?: boolean;
 }

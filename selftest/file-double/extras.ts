@@ -8,6 +8,7 @@ import { DEV_ACCOUNT } from "../../fixtures/wire/target.ts";
 import { surfaceOperationOf } from "../../model/surface.ts";
 import { errorReply, header, type Deviation, type DoubleContext, type DoubleReply, type XFile } from "./double-types.ts";
 import { FileExtras } from "./file-extras.ts";
+import { reachDeviation } from "./reach.ts";
 import { ShareOps } from "./share-ops.ts";
 
 export type { ExtraFlags } from "./double-types.ts";
@@ -60,6 +61,8 @@ export class DoubleExtras {
     }
     const segs = url.pathname.split("/").filter(Boolean).map(decodeURIComponent).slice(1);
     const q = url.searchParams;
+    const reached = reachDeviation(this.ctx, (name) => this.shares.leaseOf(name), req, segs, q);
+    if (reached) return reached;
     if (segs.length === 1 && q.get("restype") === "share") return this.shares.route(req, segs[0], q, body);
     if (segs.length >= 2) return this.files.route(req, segs, q);
     return undefined;

@@ -141,7 +141,7 @@ export class FileExtras {
       const noneMatch = header(req, "x-ms-source-if-none-match-crc64");
       const crc = crc64Header(bytes);
       if ((match !== undefined && match !== crc) || (noneMatch !== undefined && noneMatch === crc))
-        return errorReply(412, "ConditionNotMet");
+        return errorReply(412, "Crc64ConditionNotMet");
       bytes.copy(f.content, to.start);
       this.ctx.stamp(f);
       return this.ctx.writeReply(201, f);

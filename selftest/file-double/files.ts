@@ -51,7 +51,7 @@ export class Files {
         return error(412, this.ctx.flags.mismatchAnsweredAsMissing ? "LeaseIdMissing" : "LeaseIdMismatchWithFileOperation");
       return undefined;
     }
-    if (id) return error(412, "LeaseNotPresentWithFileOperation");
+    if (id) return error(412, this.ctx.flags.unleasedIdMismatch ? "LeaseIdMismatchWithFileOperation" : "LeaseNotPresentWithFileOperation");
     return undefined;
   }
 
@@ -165,7 +165,9 @@ export class Files {
       return error(404, "ResourceNotFound");
     }
     const id = req.headers["x-ms-lease-id"] as string | undefined;
-    if (id && (f.lease.state !== "leased" || id !== f.lease.id)) return error(412, "LeaseIdMismatchWithFileOperation");
+    if (id && f.lease.state !== "leased")
+      return error(412, this.ctx.flags.unleasedIdMismatch ? "LeaseIdMismatchWithFileOperation" : "LeaseNotPresentWithFileOperation");
+    if (id && id !== f.lease.id) return error(412, "LeaseIdMismatchWithFileOperation");
     if (!id && this.ctx.flags.readsNeedLease && f.lease.state === "leased") return error(412, "LeaseIdMissing");
     if (metadataOnly) return new Reply(200, { etag: f.etag, "last-modified": f.lastModified.toUTCString(), ...metaHeaders(f.metadata) });
     const headers = { ...this.fileHeaders(f), "accept-ranges": "bytes" };

@@ -1,9 +1,12 @@
 // The file double's share operations beyond create and delete: Get/Set Share
 // Properties (quota), Get/Set Share Metadata, Get/Set Share ACL, Get Share
-// Stats and Lease Share, with the share lease rule (REST, each operation's
-// page): a lease locks deletion only; an ID that is not the holder's → 412
-// LeaseIdMismatchWithShareOperation, an ID on an unleased share → 412
-// LeaseNotPresentWithShareOperation. Create Share records its protocols
+// Stats and Lease Share, with the share lease rule as Azure answers it
+// (catalogue S, Shares): a lease locks the share's writes (Delete Share and
+// the set operations: 412 LeaseIdMissing without the ID), and a share answers
+// the container's codes: an ID that is not the holder's → 412
+// LeaseIdMismatchWithContainerOperation, an ID on an unleased share → 412
+// LeaseNotPresentWithContainerOperation, the holder's ID once its lease is
+// broken → 412 LeaseLost. Create Share records its protocols
 // (x-ms-enabled-protocols: SMB or NFS).
 import type http from "node:http";
 import { errorReply, header, reply, type DoubleContext, type DoubleReply, type Meta, type XDir, type XShare } from "./double-types.ts";
@@ -42,6 +45,12 @@ export class ShareOps {
     return e;
   }
 
+  /** A share's lease, where the share exists. */
+  leaseOf(name: string): ShareLease | undefined {
+    const s = this.ctx.shares.get(name);
+    return s && this.of(s).lease;
+  }
+
   /** The share lease rule for an operation on the share (Lease Share aside). */
   private leaseRefusal(e: ShareExtra, req: http.IncomingMessage, isDelete: boolean): DoubleReply | undefined {
     const flags = this.ctx.flags;
@@ -49,10 +58,14 @@ export class ShareOps {
     const id = header(req, "x-ms-lease-id");
     const active = activeLease(e.lease);
     if (id !== undefined) {
-      if (!active) return errorReply(412, "LeaseNotPresentWithShareOperation");
-      return id === e.lease.id ? undefined : errorReply(412, "LeaseIdMismatchWithShareOperation");
+      if (active) return id === e.lease.id ? undefined : errorReply(412, "LeaseIdMismatchWithContainerOperation");
+      const lost = e.lease.state === "broken" && id === e.lease.id;
+      if (lost) return flags.shareBrokenIdAccepted ? undefined : errorReply(412, "LeaseLost");
+      return errorReply(412, "LeaseNotPresentWithContainerOperation");
     }
-    if (active && (isDelete || flags.shareOpsNeedLease)) return errorReply(412, "LeaseIdMissing");
+    const write = req.method !== "GET" && req.method !== "HEAD";
+    const locked = isDelete || (write ? !flags.shareSetsUnguarded : !!flags.shareReadsNeedLease);
+    if (active && locked) return errorReply(412, "LeaseIdMissing");
     return undefined;
   }
 

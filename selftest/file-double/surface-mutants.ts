@@ -9,6 +9,7 @@
 import { ACTIONS, TABLE } from "../../suites/blob/lease-table.ts";
 import { SHARE_STATES } from "../../suites/file/surface/share-lease-kit.ts";
 import { CLAIMS, failingRefusal, opSlug, rowsOf } from "../../suites/file/surface/surface-claims.ts";
+import { mayPermitFailing } from "../../suites/file/surface/surface-rules.ts";
 import type { Deviation } from "./double-types.ts";
 import type { DoubleMutant } from "./mutants.ts";
 
@@ -18,8 +19,12 @@ const HOW: Record<Deviation["how"], string> = {
   "holding-refused": "every request carrying it is refused, a holding value too",
 };
 
+// A pair whose failing value may be permitted (disputed) has no "ignored" mutant: ignoring it is an answer the claim accepts.
+const hows = (c: (typeof CLAIMS)[number]) =>
+  (Object.keys(HOW) as Deviation["how"][]).filter((how) => how !== "ignored" || !mayPermitFailing(c));
+
 const pairMutants: DoubleMutant[] = CLAIMS.flatMap((c) =>
-  (Object.keys(HOW) as Deviation["how"][]).map((how) => ({
+  hows(c).map((how) => ({
     name: `file-surface-${opSlug(c.op)}-${c.parameter}-${how}`,
     description: `${c.op} / ${c.parameter}: ${HOW[how]}`,
     flags: { deviation: { operation: c.op, parameter: c.parameter, how, refusal: failingRefusal(c) } },
@@ -56,10 +61,29 @@ const ruleMutants: DoubleMutant[] = [
     kills: ["file/share-lease/delete-requires-id", "file/surface/delete-share/x-ms-lease-id"],
   },
   {
-    name: "file-share-ops-need-lease",
-    description: "the other share operations need the lease ID on a leased share (412 LeaseIdMissing without it)",
-    flags: { shareOpsNeedLease: true },
+    name: "file-share-reads-need-lease",
+    description:
+      "a share lease locks the share's reads too: Get Share Properties, Metadata, ACL and Stats without the ID → 412 LeaseIdMissing",
+    flags: { shareReadsNeedLease: true },
     kills: ["file/share-lease/others-shared"],
+  },
+  {
+    name: "file-share-sets-unguarded",
+    description: "a share lease locks deletion only: Set Share Properties, Metadata and ACL need no lease ID on a leased share",
+    flags: { shareSetsUnguarded: true },
+    kills: ["file/share-lease/set-requires-id"],
+  },
+  {
+    name: "file-share-broken-id-accepted",
+    description: "the holder's ID on a share whose lease was broken is taken as if the lease held (not 412 LeaseLost)",
+    flags: { shareBrokenIdAccepted: true },
+    kills: ["file/share-lease/lost-after-break"],
+  },
+  {
+    name: "file-share-lease-locks-files",
+    description: "a share lease locks the share's files: file writes without a lease ID in a leased share → 412 LeaseIdMissing",
+    flags: { shareLeaseLocksFiles: true },
+    kills: ["file/share-lease/files-unlocked"],
   },
   {
     name: "file-share-release-keeps-id",

@@ -5,7 +5,7 @@
 import { QUEUE_SURFACE_CELLS, REFUSAL } from "../../suites/queue/surface/surface.rows.ts";
 import { errorAnswer, operation, query, type ClaimTable, type Mutant, type ProxyRequest } from "./types.ts";
 
-const [STATUS, CODE] = [REFUSAL.status, REFUSAL.code];
+const [STATUS, CODE] = [REFUSAL.status, REFUSAL.code[0]];
 
 const cells = QUEUE_SURFACE_CELLS.map((cell) => {
   const row = `queue/surface/${cell.slug}/${cell.parameter}`;

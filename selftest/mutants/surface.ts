@@ -36,7 +36,8 @@ const cells = SURFACE_CELLS.filter((c) => !(c.op.operation in LACKS) || LACKS[c.
       status: cell.refusal.status,
       // A 304 carries no error code on Azure (Azurite sends ConditionNotMet).
       code: notModified ? ["", "ConditionNotMet"] : cell.refusal.code,
-      failing: true,
+      // A disputed pair's failing value may be ignored: a target that ignores it keeps the claim.
+      failing: !cell.disputed,
       holding: true,
       wrong: notModified ? { status: 412, code: "ConditionNotMet" } : { status: 400, code: "InvalidHeaderValue" },
     }).map((m): Mutant => (versions ? { ...m, versions } : m)),

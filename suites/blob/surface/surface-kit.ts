@@ -38,17 +38,28 @@ export interface SurfaceCell {
   /** `blob/surface/<slug>/<parameter>`. */
   id: string;
   refusal: Refusal;
+  /** Why the claim is `disputed` (catalogue S, Live corrections): a failing value may also be ignored, and the row notes which. */
+  disputed?: string;
 }
 
-const PLACEHOLDER: SurfaceSubject = { container: "c", blob: "b", sourceUrl: "u", snapshot: "s", renamed: "r" };
-/** The request goes out as GET or HEAD: a failing If-None-Match or If-Modified-Since is 304 there (section C). */
-export const isGetOrHead = (op: SurfaceOp) => ["GET", "HEAD"].includes(op.request(PLACEHOLDER).method);
+/** The pairs whose failing value the service may ignore (catalogue S, Live corrections), each with why. */
+const DISPUTED: Record<string, string> = {
+  "blob/surface/put-blob-from-url/x-ms-source-if-tags":
+    "no live answer recorded; the service is known to ignore source tag predicates on Copy Blob From URL",
+};
+
+/**
+ * A read, whatever its method: a failing If-None-Match or If-Modified-Since is
+ * 304 there (section C), Query Blob Contents' POST included (catalogue S, Live
+ * corrections: Java's live recordings).
+ */
+export const answersLikeARead = (op: SurfaceOp) => op.kind === "read";
 
 /** Section S: each kind's refusal, as sections C, X-T, X-U, X-S and L give it. */
 export function refusalOf(op: SurfaceOp, parameter: string): Refusal {
   const kind = kindOf(parameter);
   if (kind === "condition") {
-    if (isGetOrHead(op) && (parameter === "if-none-match" || parameter === "if-modified-since")) return { status: 304, code: [] };
+    if (answersLikeARead(op) && (parameter === "if-none-match" || parameter === "if-modified-since")) return { status: 304, code: [] };
     // Incremental Copy Blob is a copy: Copy Blob's destination code is TargetConditionNotMet (catalogue C).
     return { status: 412, code: op.slug === "incremental-copy-blob" ? ["ConditionNotMet", "TargetConditionNotMet"] : ["ConditionNotMet"] };
   }
@@ -66,13 +77,17 @@ export function refusalOf(op: SurfaceOp, parameter: string): Refusal {
 }
 
 export function cellsOf(op: SurfaceOp): SurfaceCell[] {
-  return op.parameters.map((parameter) => ({
-    op,
-    parameter,
-    kind: kindOf(parameter)!,
-    id: `blob/surface/${op.slug}/${parameter}`,
-    refusal: refusalOf(op, parameter),
-  }));
+  return op.parameters.map((parameter) => {
+    const id = `blob/surface/${op.slug}/${parameter}`;
+    return {
+      op,
+      parameter,
+      kind: kindOf(parameter)!,
+      id,
+      refusal: refusalOf(op, parameter),
+      ...(DISPUTED[id] ? { disputed: DISPUTED[id] } : {}),
+    };
+  });
 }
 
 /** The record's needs and the parameter's: a lease ID needs a lease, a tag predicate tags, a sequence-number condition a number. */

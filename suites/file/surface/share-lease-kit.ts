@@ -1,11 +1,26 @@
 // How the share lease rows (share-lease.rows.ts) run: a share put in a lease
 // state, a cell of the blob lease state table sent to it, the ranges, and
-// what a share lease locks (deletion only, until it is broken).
+// how far a share lease reaches (catalogue S, Shares): it locks the share's
+// writes until it is broken, leaves its reads and its files alone, and its
+// holder's ID is lost once it is broken.
 import { expectEqual, expectRawStatus, expectTrue } from "../../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../../fixtures/wire/raw.ts";
 import { ACTION_LABEL, BREAK_PERIOD, onState, TABLE, type Action } from "../../blob/lease-table.ts";
-import { leaseSubject, newSubject, readState, sharePath, type Headers, headers as present, type Subject } from "./surface-kit.ts";
+import { metadataOf } from "../../blob/rest-kit.ts";
+import { SIZE } from "../file-kit.ts";
+import {
+  CONTENT,
+  durable,
+  leaseSubject,
+  newSubject,
+  pathOf,
+  readState,
+  sharePath,
+  type Headers,
+  headers as present,
+  type Subject,
+} from "./surface-kit.ts";
 
 /** The states a share lease is put in for the table (the expired column needs a 15 s wait and is the blob rows'). */
 export const SHARE_STATES = ["available", "leased", "breaking", "broken"] as const;
@@ -141,16 +156,7 @@ export async function deleteRequiresId(t: RowContext): Promise<void> {
   const s = await shareIn(t, "leased");
   const del = () => t.raw("file", { method: "DELETE", path: sharePath(s), query: { restype: "share" } });
   for (const state of ["leased", "breaking"]) {
-    if (state === "breaking") {
-      t.step(`break the lease (period ${BREAKING_PERIOD})`);
-      expectRawStatus(
-        "Lease Share break",
-        await lease(t, s, { "x-ms-lease-action": "break", "x-ms-lease-break-period": String(BREAKING_PERIOD) }),
-        {
-          status: 202,
-        },
-      );
-    }
+    if (state === "breaking") await breakFor(t, s, BREAKING_PERIOD);
     const before = await readState(t, s, { resource: "share" });
     t.step(`Delete Share without a lease ID, the lease ${state}`);
     expectRawStatus(`Delete Share without a lease ID on a ${state} lease`, await del(), { status: 412, code: "LeaseIdMissing" });
@@ -169,44 +175,172 @@ export async function deleteRequiresId(t: RowContext): Promise<void> {
   expectEqual("the share after the delete: exists", (await readState(t, s, { resource: "share" })).exists, false);
 }
 
-/** Every share operation but Delete Share succeeds on a leased share without the lease ID (writes read back). */
-export async function othersShared(t: RowContext): Promise<void> {
-  const s = await shareIn(t, "leased");
-  const at = (comp: string | undefined, method: string, h: Record<string, string> = {}, body?: string) =>
+const SHARED_ACL =
+  '<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers><SignedIdentifier><Id>shared</Id><AccessPolicy><Start>2030-01-01T00:00:00.0000000Z</Start><Expiry>2030-01-02T00:00:00.0000000Z</Expiry><Permission>r</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>';
+
+type ShareCall = (t: RowContext, s: Subject, h?: Record<string, string>) => Promise<RawResponse>;
+const at =
+  (comp: string | undefined, method: string, base: Record<string, string> = {}, body?: string): ShareCall =>
+  (t, s, h = {}) =>
     t.raw("file", {
       method,
       path: sharePath(s),
       query: { restype: "share", ...(comp ? { comp } : {}) },
-      headers: h,
+      headers: { ...base, ...h },
       ...(body ? { body } : {}),
     });
-  const ops: [string, () => Promise<RawResponse>][] = [
-    ["Get Share Properties", () => at(undefined, "GET")],
-    ["Get Share Metadata", () => at("metadata", "GET")],
-    ["Set Share Metadata", () => at("metadata", "PUT", { "x-ms-meta-state": "shared" })],
-    ["Set Share Properties", () => at("properties", "PUT", { "x-ms-share-quota": "11" })],
-    ["Get Share ACL", () => at("acl", "GET")],
-    ["Set Share ACL", () => at("acl", "PUT", { "content-type": "application/xml" }, SHARED_ACL)],
-    ["Get Share Stats", () => at("stats", "GET")],
-  ];
-  for (const [what, send] of ops) {
+
+/** The share's reads, which a share lease leaves open (catalogue S, Shares). */
+const READS: [string, ShareCall][] = [
+  ["Get Share Properties", at(undefined, "GET")],
+  ["Get Share Metadata", at("metadata", "GET")],
+  ["Get Share ACL", at("acl", "GET")],
+  ["Get Share Stats", at("stats", "GET")],
+];
+
+/** The share's set operations, which a share lease locks (live: Set Share Metadata → 412 LeaseIdMissing), each with the value it sets. */
+const SETS: { what: string; send: ShareCall; applied: (st: Awaited<ReturnType<typeof readState>>) => boolean }[] = [
+  {
+    what: "Set Share Metadata",
+    send: at("metadata", "PUT", { "x-ms-meta-state": "set" }),
+    applied: (st) => st.metadata?.state === "set",
+  },
+  { what: "Set Share Properties", send: at("properties", "PUT", { "x-ms-share-quota": "11" }), applied: (st) => st.quota === "11" },
+  {
+    what: "Set Share ACL",
+    send: at("acl", "PUT", { "content-type": "application/xml" }, SHARED_ACL),
+    applied: (st) => JSON.stringify(st.acl) === JSON.stringify(["shared"]),
+  },
+];
+
+/** file/share-lease/others-shared: the share's reads succeed on a leased share without the lease ID, and the lease stays. */
+export async function othersShared(t: RowContext): Promise<void> {
+  const s = await shareIn(t, "leased");
+  for (const [what, send] of READS) {
     t.step(`${what} without the lease ID`);
-    const res = await send();
-    expectTrue(`${what} on a leased share without the lease ID answered ${res.status} ${res.errorCode ?? ""}`.trim(), res.status === 200, {
-      expected: "200",
-      got: `${res.status} ${res.errorCode ?? ""}`.trim(),
-    });
+    const res = await send(t, s);
+    expectRawStatus(`${what} on a leased share without the lease ID`, res, { status: 200 });
   }
-  const after = await readState(t, s, { resource: "share", acl: true });
-  expectEqual(
-    "the share after the writes (metadata, quota, ACL, lease)",
-    [after.metadata, after.quota, after.acl, after.leaseState],
-    [{ state: "shared" }, "11", ["shared"], "leased"],
-  );
+  expectEqual("the lease after the reads", await leaseState(t, s), "leased");
 }
 
-const SHARED_ACL =
-  '<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers><SignedIdentifier><Id>shared</Id><AccessPolicy><Start>2030-01-01T00:00:00.0000000Z</Start><Expiry>2030-01-02T00:00:00.0000000Z</Expiry><Permission>r</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>';
+/**
+ * file/share-lease/set-requires-id: on a leased or breaking share, each set
+ * operation without the ID → 412 LeaseIdMissing and the share reads back
+ * unchanged; with the holder's ID → applied.
+ */
+export async function setRequiresId(t: RowContext): Promise<void> {
+  const s = await shareIn(t, "leased");
+  for (const state of ["leased", "breaking"] as const) {
+    if (state === "breaking") await breakFor(t, s, BREAKING_PERIOD);
+    for (const op of SETS) {
+      const before = await readState(t, s, { resource: "share", acl: true });
+      t.step(`${op.what} without the lease ID, the lease ${state}`);
+      expectRawStatus(`${op.what} on a ${state} share without the lease ID`, await op.send(t, s), { status: 412, code: "LeaseIdMissing" });
+      const after = await readState(t, s, { resource: "share", acl: true });
+      expectEqual(`${op.what} refused (${state}): the share read back`, durable(after), durable(before));
+      expectTrue(`${op.what} refused (${state}): the share's ETag changed`, after.etag === before.etag, {
+        expected: "the same ETag",
+        got: "another",
+      });
+    }
+  }
+  for (const op of SETS) {
+    t.step(`${op.what} with the holder's lease ID, the lease breaking`);
+    expectRawStatus(`${op.what} with the holder's lease ID`, await op.send(t, s, { "x-ms-lease-id": s.holder }), { status: 200 });
+    const after = await readState(t, s, { resource: "share", acl: true });
+    expectTrue(`${op.what} with the holder's lease ID: the value sent is not read back`, op.applied(after), {
+      expected: "applied",
+      got: "not applied",
+    });
+  }
+}
+
+/** file/share-lease/lost-after-break: the holder's ID after its lease was broken → 412 LeaseLost, on a read and on a write (unchanged). */
+export async function lostAfterBreak(t: RowContext): Promise<void> {
+  const s = await shareIn(t, "broken");
+  const withA = { "x-ms-lease-id": s.holder };
+  t.step("Get Share Properties with the broken lease's ID");
+  expectRawStatus("Get Share Properties with the holder's ID after a break", await READS[0][1](t, s, withA), {
+    status: 412,
+    code: "LeaseLost",
+  });
+  const before = await readState(t, s, { resource: "share", acl: true });
+  t.step("Set Share Metadata with the broken lease's ID");
+  expectRawStatus("Set Share Metadata with the holder's ID after a break", await SETS[0].send(t, s, withA), {
+    status: 412,
+    code: "LeaseLost",
+  });
+  const after = await readState(t, s, { resource: "share", acl: true });
+  expectEqual("Set Share Metadata refused (LeaseLost): the share read back", durable(after), durable(before));
+}
+
+/**
+ * file/share-lease/files-unlocked: a share lease leaves the share's files and
+ * directories alone: Create Directory, Create File, Put Range, Set File
+ * Metadata, Delete File and Delete Directory without any lease ID succeed in a
+ * leased share and read back applied; the share stays leased.
+ */
+export async function filesUnlocked(t: RowContext): Promise<void> {
+  const s = await shareIn(t, "leased");
+  const dir = [t.name("d")];
+  const file = [...dir, t.name("f")];
+  const send = (what: string, req: Parameters<RowContext["raw"]>[1], status: number) => async () => {
+    t.step(`${what} without a lease ID in the leased share`);
+    expectRawStatus(`${what} in a leased share without a lease ID`, await t.raw("file", req), { status });
+  };
+  const exists = async (segs: string[], directory: boolean) =>
+    (
+      await t.raw("file", {
+        method: directory ? "GET" : "HEAD",
+        path: pathOf(s, segs),
+        ...(directory ? { query: { restype: "directory" } } : {}),
+      })
+    ).status === 200;
+  await send("Create Directory", { method: "PUT", path: pathOf(s, dir), query: { restype: "directory" } }, 201)();
+  expectTrue("Create Directory in the leased share: the directory is not read back", await exists(dir, true));
+  await send(
+    "Create File",
+    { method: "PUT", path: pathOf(s, file), headers: { "x-ms-type": "file", "x-ms-content-length": String(SIZE) } },
+    201,
+  )();
+  await send(
+    "Put Range",
+    {
+      method: "PUT",
+      path: pathOf(s, file),
+      query: { comp: "range" },
+      headers: { "x-ms-range": `bytes=0-${SIZE - 1}`, "x-ms-write": "update" },
+      body: CONTENT,
+    },
+    201,
+  )();
+  await send(
+    "Set File Metadata",
+    { method: "PUT", path: pathOf(s, file), query: { comp: "metadata" }, headers: { "x-ms-meta-state": "free" } },
+    200,
+  )();
+  const read = await t.raw("file", { method: "GET", path: pathOf(s, file) });
+  expectRawStatus("Get File (read back)", read, { status: 200 });
+  expectEqual(
+    "the file written in the leased share (content, metadata)",
+    [read.body, metadataOf(read.headers)],
+    [CONTENT, { state: "free" }],
+  );
+  await send("Delete File", { method: "DELETE", path: pathOf(s, file) }, 202)();
+  expectTrue("Delete File in the leased share: the file is still read back", !(await exists(file, false)));
+  await send("Delete Directory", { method: "DELETE", path: pathOf(s, dir), query: { restype: "directory" } }, 202)();
+  expectTrue("Delete Directory in the leased share: the directory is still read back", !(await exists(dir, true)));
+  expectEqual("the share's lease after the file writes", await leaseState(t, s), "leased");
+}
+
+/** Breaks the share's lease with a period (a step of the row). */
+async function breakFor(t: RowContext, s: Subject, period: number): Promise<void> {
+  t.step(`break the lease (period ${period})`);
+  expectRawStatus("Lease Share break", await lease(t, s, { "x-ms-lease-action": "break", "x-ms-lease-break-period": String(period) }), {
+    status: 202,
+  });
+}
 
 /** After release, renew with the released ID → 409 and the share stays unleased; another client acquires at once. */
 export async function renewAfterRelease(t: RowContext): Promise<void> {

@@ -2,11 +2,21 @@
 // actions follow the blob lease state table (suites/blob/lease-table.ts, a
 // row per cell on a share: available, leased, breaking and broken), the
 // duration (15–60 s or -1) and break period (0–60) ranges, and what a share
-// lease locks: deletion only, until it is broken.
+// lease locks: the share's writes, until it is broken; never its reads or files.
 import type { RowContext, RowDef } from "../../../fixtures/harness/engine.ts";
 import { defineTable } from "../../../fixtures/harness/registry.ts";
 import { ACTION_LABEL, ACTIONS, cellAt, onState, TABLE } from "../../blob/lease-table.ts";
-import { cell, deleteRequiresId, othersShared, range, renewAfterRelease, SHARE_STATES } from "./share-lease-kit.ts";
+import {
+  cell,
+  deleteRequiresId,
+  filesUnlocked,
+  lostAfterBreak,
+  othersShared,
+  range,
+  renewAfterRelease,
+  setRequiresId,
+  SHARE_STATES,
+} from "./share-lease-kit.ts";
 
 const P = "file/share-lease/";
 const source = (rest: string) => `catalogue S (Shares); REST: Lease Share, ${rest}`;
@@ -56,12 +66,37 @@ const rows: RowDef[] = [
   },
   {
     id: "file/share-lease/others-shared",
-    title:
-      "On a leased share every other operation (Get/Set Share Properties, Metadata, ACL, Get Share Stats) succeeds without the lease ID",
+    title: "On a leased share the reads (Get Share Properties, Metadata, ACL, Stats) succeed without the lease ID, and the lease stays",
     level: "rest",
-    source: source("a share lease locks deletion only"),
+    source: source("a share lease leaves the share's reads open"),
     service: "file",
     run: othersShared,
+  },
+  {
+    id: "file/share-lease/set-requires-id",
+    title:
+      "Set Share Properties, Metadata and ACL without the lease ID on a leased or breaking share → 412 LeaseIdMissing, the share unchanged; with the holder's ID → applied",
+    level: "rest",
+    source: source("set operations require the lease ID (live: Set Share Metadata → 412 LeaseIdMissing)"),
+    service: "file",
+    run: setRequiresId,
+  },
+  {
+    id: "file/share-lease/lost-after-break",
+    title: "The holder's lease ID on a share whose lease was broken → 412 LeaseLost (Get Share Properties, Set Share Metadata), unchanged",
+    level: "rest",
+    source: source("a share answers the container's codes (live: LeaseLost after a break)"),
+    service: "file",
+    run: lostAfterBreak,
+  },
+  {
+    id: "file/share-lease/files-unlocked",
+    title:
+      "A share lease leaves its files and directories alone: Create Directory, Create File, Put Range, Set File Metadata, Delete File and Delete Directory without any lease ID succeed and read back applied",
+    level: "rest",
+    source: source("a share lease locks the share, not what it holds"),
+    service: "file",
+    run: filesUnlocked,
   },
   {
     id: "file/share-lease/renew-after-release",

@@ -10,12 +10,14 @@
 export type Rule =
   /** x-ms-lease-id on a file operation: the holder's ID succeeds, another → 412, a write without one → 412 LeaseIdMissing. */
   | "file-lease-id"
-  /** x-ms-lease-id on a share operation: a share lease locks deletion only; an ID on an unleased share → 412. */
+  /** x-ms-lease-id on a share operation: a share lease locks the share's writes; the container's codes; an ID on an unleased share → 412. */
   | "share-lease-id"
   /** x-ms-source-lease-id on a rename: the leased source needs its ID. */
   | "source-lease-id"
   /** x-ms-lease-id on a lease action: another ID → 409 LeaseIdMismatchWithLeaseOperation. */
   | "lease-action-id"
+  /** x-ms-lease-id on Lease File break: any authorized request may break, so another ID draws 202 or 409 (disputed). */
+  | "break-lease-id"
   /** x-ms-proposed-lease-id: on acquire another's ID → 409 LeaseAlreadyPresent; on change a malformed one → 400. */
   | "proposed-lease-id"
   /** x-ms-lease-duration on Lease Share acquire: 15–60 or -1, otherwise 400. */
@@ -34,7 +36,12 @@ export interface SurfaceClaim {
   rule: Rule;
   /** Rows of section F that already send the pair holding and failing (then it gets no row of its own). */
   coveredBy?: string[];
+  /** Why the pair's claim is `disputed` (catalogue S), where it is. */
+  disputed?: string;
 }
+
+const NFS_ONLY =
+  "NFS shares only (2025-05-05 / 2025-07-05); the lease claims rest on the reference page alone: live SDK tests sent a lease ID to an unleased target and got 201";
 
 const W = (slug: string) => [`file/lease/${slug}/without-id`, `file/lease/${slug}/wrong-id`];
 
@@ -50,8 +57,8 @@ export const CLAIMS: SurfaceClaim[] = [
   { op: "List Ranges", parameter: "x-ms-lease-id", rule: "file-lease-id" },
   { op: "Copy File", parameter: "x-ms-lease-id", rule: "file-lease-id" },
   { op: "Abort Copy File", parameter: "x-ms-lease-id", rule: "file-lease-id" },
-  { op: "Create Hard Link", parameter: "x-ms-lease-id", rule: "file-lease-id" },
-  { op: "Create Symbolic Link", parameter: "x-ms-lease-id", rule: "file-lease-id" },
+  { op: "Create Hard Link", parameter: "x-ms-lease-id", rule: "file-lease-id", disputed: NFS_ONLY },
+  { op: "Create Symbolic Link", parameter: "x-ms-lease-id", rule: "file-lease-id", disputed: NFS_ONLY },
   { op: "Delete Share", parameter: "x-ms-lease-id", rule: "share-lease-id" },
   { op: "Get Share Properties", parameter: "x-ms-lease-id", rule: "share-lease-id" },
   { op: "Set Share Properties", parameter: "x-ms-lease-id", rule: "share-lease-id" },
@@ -60,7 +67,6 @@ export const CLAIMS: SurfaceClaim[] = [
   { op: "Set Share ACL", parameter: "x-ms-lease-id", rule: "share-lease-id" },
   { op: "Get Share Stats", parameter: "x-ms-lease-id", rule: "share-lease-id" },
   { op: "Rename File", parameter: "x-ms-source-lease-id", rule: "source-lease-id" },
-  { op: "Rename Directory", parameter: "x-ms-source-lease-id", rule: "source-lease-id" },
   {
     op: "Lease File (acquire)",
     parameter: "x-ms-lease-duration",
@@ -76,7 +82,7 @@ export const CLAIMS: SurfaceClaim[] = [
   { op: "Lease File (change)", parameter: "x-ms-lease-id", rule: "lease-action-id" },
   { op: "Lease File (change)", parameter: "x-ms-proposed-lease-id", rule: "proposed-lease-id" },
   { op: "Lease File (release)", parameter: "x-ms-lease-id", rule: "lease-action-id" },
-  { op: "Lease File (break)", parameter: "x-ms-lease-id", rule: "lease-action-id" },
+  { op: "Lease File (break)", parameter: "x-ms-lease-id", rule: "break-lease-id" },
   { op: "Lease Share (acquire)", parameter: "x-ms-lease-duration", rule: "lease-duration" },
   { op: "Lease Share (acquire)", parameter: "x-ms-proposed-lease-id", rule: "proposed-lease-id" },
   { op: "Lease Share (renew)", parameter: "x-ms-lease-id", rule: "lease-action-id" },
@@ -113,8 +119,9 @@ export function failingRefusal(c: SurfaceClaim): { status: number; code: string 
     case "source-lease-id":
       return { status: 412, code: "LeaseIdMismatchWithFileOperation" };
     case "share-lease-id":
-      return { status: 412, code: "LeaseIdMismatchWithShareOperation" };
+      return { status: 412, code: "LeaseIdMismatchWithContainerOperation" };
     case "lease-action-id":
+    case "break-lease-id":
       return { status: 409, code: "LeaseIdMismatchWithLeaseOperation" };
     case "proposed-lease-id":
       return lease && c.op.endsWith("(acquire)")
@@ -125,7 +132,7 @@ export function failingRefusal(c: SurfaceClaim): { status: number; code: string 
       return { status: 400, code: "InvalidHeaderValue" };
     case "crc64-match":
     case "crc64-none-match":
-      return { status: 412, code: "ConditionNotMet" };
+      return { status: 412, code: "Crc64ConditionNotMet" };
   }
 }
 

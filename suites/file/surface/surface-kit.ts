@@ -1,6 +1,6 @@
 // The subject a surface row works on and how it is read back, for the file
 // service's surface (surface-ops.ts, surface-rules.ts): a share, a file in
-// it (or a directory holding one), the lease IDs A (the holder), B (another)
+// it, the lease IDs A (the holder), B (another)
 // and C (the next), a source another operation reads, and every request sent
 // raw so the parameter is on the wire.
 import { randomUUID } from "node:crypto";
@@ -18,15 +18,15 @@ export const SOURCE_CONTENT = fill("s");
 /** A source large enough that a copy of it may still be pending when Abort Copy File comes (4 MiB, never written: zeros). */
 export const BIG = 4 * 1024 * 1024;
 
-export type Resource = "file" | "share" | "directory";
+export type Resource = "file" | "share";
 
 export interface Subject {
   share: string;
-  /** The file or directory the operation acts on: a rename's source, a hard link's target (none for a share). */
+  /** The file the operation acts on: a rename's source, a hard link's target (none for a share). */
   path: string[];
   /** A second path: a rename's destination, a hard link's path. */
   other: string[];
-  /** The file the subject's lease is on (a directory's: the file inside it). */
+  /** The file the subject's lease is on. */
   leased: string[];
   /** A = the holder's ID, B = another, C = the next (a change's proposed ID). */
   holder: string;
@@ -155,27 +155,22 @@ async function onTheShare<T>(nfs: boolean, setup: Promise<T>): Promise<T> {
   }
 }
 
-/** The subject of a row: a share; a file holding CONTENT (or a directory holding such a file); the IDs; a source. */
+/** The subject of a row: a share; a file holding CONTENT; the IDs; a source. */
 export async function newSubject(t: RowContext, needs: SubjectNeeds): Promise<Subject> {
   const share = await newShare(t, !!needs.nfs);
   const base = t.target.endpoints.file!.replace(/\/+$/, "");
-  const dir = needs.resource === "directory" ? [t.name("d")] : [];
-  const path = needs.resource === "share" ? [] : needs.resource === "directory" ? dir : [t.name("f")];
+  const path = needs.resource === "share" ? [] : [t.name("f")];
   const s: Subject = {
     share,
     path,
-    other: needs.resource === "directory" ? [t.name("d")] : [t.name("f")],
-    leased: needs.resource === "directory" ? [...dir, t.name("f")] : path,
+    other: [t.name("f")],
+    leased: path,
     holder: randomUUID(),
     another: randomUUID(),
     next: randomUUID(),
     leasedNow: false,
     url: (segs) => `${base}/${share}/${enc(segs)}`,
   };
-  if (needs.resource === "directory") {
-    const made = await t.raw("file", { method: "PUT", path: pathOf(s, dir), query: { restype: "directory" } });
-    expectRawStatus("Create Directory (setup)", made, { status: 201 });
-  }
   if (needs.resource !== "share") await onTheShare(!!needs.nfs, putFile(t, share, s.leased, CONTENT));
   if (needs.source) {
     const src = [t.name("f")];
@@ -269,15 +264,10 @@ export interface ReadOptions {
 
 /** Reads back everything the row's operation could change. */
 export async function readState(t: RowContext, s: Subject, o: ReadOptions): Promise<State> {
-  const state =
-    o.resource === "share"
-      ? await readShare(t, s, !!o.acl)
-      : o.resource === "directory"
-        ? await readDirectory(t, s, s.path)
-        : await readFileAt(t, s, s.path);
+  const state = o.resource === "share" ? await readShare(t, s, !!o.acl) : await readFileAt(t, s, s.path);
   if (o.holder && state.exists) state.heldBy = await heldBy(t, s, o.resource);
   if (o.other) {
-    const other = o.resource === "directory" ? await readDirectory(t, s, s.other) : await readFileAt(t, s, s.other);
+    const other = await readFileAt(t, s, s.other);
     state.otherExists = other.exists;
     if (other.exists) state.otherContent = other.content;
   }
@@ -286,15 +276,6 @@ export async function readState(t: RowContext, s: Subject, o: ReadOptions): Prom
     if (link.status === 200) state.linkText = link.headers["x-ms-link-text"];
   }
   return state;
-}
-
-/** A directory: whether it exists, and the content of the subject's file inside it (under its name there). */
-async function readDirectory(t: RowContext, s: Subject, dir: string[]): Promise<State> {
-  const res = await get(t, { method: "GET", path: pathOf(s, dir), query: { restype: "directory" } });
-  if (res.status === 404) return { exists: false };
-  expectRawStatus("Get Directory Properties (read back)", res, { status: 200 });
-  const inside = await readFileAt(t, s, [...dir, s.leased.at(-1)!]);
-  return { exists: true, etag: res.headers["etag"], content: inside.exists ? inside.content : "(no file inside)" };
 }
 
 /** What a refusal must leave as it was, without the ETag (compared apart). */

@@ -147,23 +147,23 @@ export const FILE_OPS: SurfaceOp[] = [
     request: (s, h) => file(s, { method: "PUT", query: { restype: "symboliclink" }, headers: { "x-ms-link-text": LINK_TEXT } }, h),
     effect: { what: "the path is a symbolic link with the link text sent", holds: ({ after }) => after.linkText === LINK_TEXT },
   },
-  ...(["file", "directory"] as const).map((resource): SurfaceOp => ({
-    operation: resource === "file" ? "Rename File" : "Rename Directory",
-    resource,
+  {
+    operation: "Rename File",
+    resource: "file",
     kind: "write",
     ok: 200,
     reads: { other: true },
     request: (s, h) => ({
       method: "PUT",
       path: pathOf(s, s.other),
-      query: (resource === "file" ? { comp: "rename" } : { restype: "directory", comp: "rename" }) as Record<string, string>,
+      query: { comp: "rename" },
       headers: headers({ "x-ms-file-rename-source": s.url(s.path), ...h }),
     }),
     effect: {
       what: "the source is gone and the destination holds its content",
       holds: ({ after }) => !after.exists && after.otherExists === true && after.otherContent === CONTENT,
     },
-  })),
+  },
 ];
 
 const shareOp = (

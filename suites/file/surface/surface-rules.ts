@@ -4,6 +4,7 @@
 // the subject back unchanged, a permitted request by what it left behind.
 import { expectEqual, expectRawStatus, expectSent, expectTrue } from "../../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../../fixtures/harness/engine.ts";
+import type { RawResponse } from "../../../fixtures/wire/raw.ts";
 import { currentEvidence } from "../../../fixtures/wire/evidence.ts";
 import { notAvailable, preconditionFailed } from "../../../fixtures/wire/signals.ts";
 import type { Rule, SurfaceClaim } from "./surface-claims.ts";
@@ -19,6 +20,8 @@ export interface Case {
   unleased?: boolean;
   /** Refused with this status and code (any code where none), the subject unchanged; otherwise permitted. */
   refused?: { status: number; code?: string };
+  /** Disputed (catalogue S): the refusal, or the operation permitted; the row notes which, and fails anything else. */
+  either?: true;
 }
 
 const A = (s: Subject) => s.holder;
@@ -38,11 +41,13 @@ function fileLeaseId(op: SurfaceOp): Case[] {
   ];
 }
 
+// A share answers the container's lease codes, and its lease locks every write
+// of the share (catalogue S, Shares: every SDK's live recordings).
 function shareLeaseId(op: SurfaceOp): Case[] {
   return [
-    { label: "a lease ID on the unleased share", value: A, unleased: true, refused: r412("LeaseNotPresentWithShareOperation") },
-    { label: "another lease ID", value: B, refused: r412("LeaseIdMismatchWithShareOperation") },
-    op.kind === "delete" ? { label: "no lease ID", value: none, refused: r412("LeaseIdMissing") } : { label: "no lease ID", value: none },
+    { label: "a lease ID on the unleased share", value: A, unleased: true, refused: r412("LeaseNotPresentWithContainerOperation") },
+    { label: "another lease ID", value: B, refused: r412("LeaseIdMismatchWithContainerOperation") },
+    op.kind === "read" ? { label: "no lease ID", value: none } : { label: "no lease ID", value: none, refused: r412("LeaseIdMissing") },
     { label: "the holder's lease ID", value: A },
   ];
 }
@@ -57,6 +62,11 @@ const CASES: Record<Rule, (op: SurfaceOp) => Case[]> = {
   ],
   "lease-action-id": () => [
     { label: "another lease ID", value: B, refused: r409("LeaseIdMismatchWithLeaseOperation") },
+    { label: "the holder's lease ID", value: A },
+  ],
+  // Any authorized request may break a file's lease: what another ID draws is disputed (catalogue S, Files).
+  "break-lease-id": () => [
+    { label: "another lease ID", value: B, refused: r409("LeaseIdMismatchWithLeaseOperation"), either: true },
     { label: "the holder's lease ID", value: A },
   ],
   "proposed-lease-id": (op) =>
@@ -80,25 +90,26 @@ const CASES: Record<Rule, (op: SurfaceOp) => Case[]> = {
     { label: "break period 0", value: is("0") },
   ],
   "crc64-match": () => [
-    { label: "the CRC64 of other bytes", value: () => crcOf("other"), unleased: true, refused: r412() },
+    { label: "the CRC64 of other bytes", value: () => crcOf("other"), unleased: true, refused: r412("Crc64ConditionNotMet") },
     { label: "the CRC64 of the source range", value: () => crcOf("source"), unleased: true },
   ],
   "crc64-none-match": () => [
-    { label: "the CRC64 of the source range", value: () => crcOf("source"), unleased: true, refused: r412() },
+    { label: "the CRC64 of the source range", value: () => crcOf("source"), unleased: true, refused: r412("Crc64ConditionNotMet") },
     { label: "the CRC64 of other bytes", value: () => crcOf("other"), unleased: true },
   ],
 };
 
 export const casesOf = (c: SurfaceClaim): Case[] => CASES[c.rule](opNamed(c.op));
 
+/** Whether a pair's row accepts a failing value permitted (a disputed case): its own row's cases say. */
+export const mayPermitFailing = (c: SurfaceClaim): boolean => !c.coveredBy && casesOf(c).some((k) => k.either);
+
 /** A pair's claim in words, from its cases. */
 export function titleOf(c: SurfaceClaim): string {
   const op = opNamed(c.op);
-  const on =
-    op.resource === "share" ? "a leased share" : op.resource === "directory" ? "a directory holding a leased file" : "a leased file";
-  const cases = casesOf(c).map(
-    (k) => `${k.label} → ${k.refused ? `${k.refused.status}${k.refused.code ? " " + k.refused.code : ""}` : "succeeds"}`,
-  );
+  const on = op.resource === "share" ? "a leased share" : "a leased file";
+  const refusal = (k: Case) => (k.refused ? `${k.refused.status}${k.refused.code ? " " + k.refused.code : ""}` : "succeeds");
+  const cases = casesOf(c).map((k) => `${k.label} → ${k.either ? `${refusal(k)} or succeeds (disputed)` : refusal(k)}`);
   const where = casesOf(c).every((k) => k.unleased) ? "" : ` on ${on}`;
   return `${c.op} ${c.parameter}${where}: ${cases.join("; ")}; a refusal leaves it unchanged`;
 }
@@ -146,6 +157,13 @@ async function runCase(t: RowContext, c: SurfaceClaim, op: SurfaceOp, s: Subject
   t.step(what);
   const res = await t.raw("file", op.request(s, { [c.parameter]: value }, round));
   if (value !== null) expectSent(what, currentEvidence()!.exchanges.at(-1)!.requestHeaders, c.parameter);
+  if (k.either) {
+    t.note(`${what} (disputed: ${k.refused!.status} or ${op.ok})`, `${res.status} ${res.errorCode ?? ""}`.trim());
+    if (res.status === op.ok) {
+      s.leasedNow = false;
+      return expectEffect(t, c, op, s, res, value, round, read, what);
+    }
+  }
   if (k.refused) {
     expectRawStatus(what, res, k.refused);
     if (!k.refused.code) t.note(`${what}: refused with`, `${res.status} ${res.errorCode ?? ""}`.trim());
@@ -158,6 +176,21 @@ async function runCase(t: RowContext, c: SurfaceClaim, op: SurfaceOp, s: Subject
     return;
   }
   expectRawStatus(what, res, { status: op.ok });
+  await expectEffect(t, c, op, s, res, value, round, read, what);
+}
+
+/** A permitted request: what it left behind, read back. */
+async function expectEffect(
+  t: RowContext,
+  c: SurfaceClaim,
+  op: SurfaceOp,
+  s: Subject,
+  res: RawResponse,
+  value: string | null,
+  round: number,
+  read: () => Promise<State>,
+  what: string,
+): Promise<void> {
   if (op.settles) await copySettled(t, s);
   const after = await read();
   const holds = op.effect.holds({ after, res, s, parameter: c.parameter, value, round });

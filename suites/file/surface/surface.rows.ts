@@ -6,14 +6,14 @@ import type { RowContext, RowDef } from "../../../fixtures/harness/engine.ts";
 import { claimAt } from "../../../fixtures/harness/locations.ts";
 import { defineTable } from "../../../fixtures/harness/registry.ts";
 import { claimText, CLAIMS, CLAIMS_URL, surfaceRowId } from "./surface-claims.ts";
-import { runPair, titleOf } from "./surface-rules.ts";
+import { mayPermitFailing, runPair, titleOf } from "./surface-rules.ts";
 
 const rows: RowDef[] = CLAIMS.filter((c) => !c.coveredBy).map((c) => ({
   id: surfaceRowId(c),
   claim: claimAt(CLAIMS_URL, claimText(c)),
   title: titleOf(c),
-  level: "rest",
-  source: `catalogue S; REST: ${c.op} (${c.parameter})`,
+  level: c.disputed || mayPermitFailing(c) ? "disputed" : "rest",
+  source: `catalogue S; REST: ${c.op} (${c.parameter})${c.disputed ? `; disputed: ${c.disputed}` : ""}`,
   service: "file",
   surface: [{ operation: c.op, parameter: c.parameter }],
   run: (t: RowContext) => runPair(t, c),

@@ -1,0 +1,186 @@
+// F Files, Lease File: how far a file's lease reaches (catalogue S, Files).
+// An ID on a file that holds no lease is refused 412
+// LeaseNotPresentWithFileOperation; a file lease locks one file only: its
+// share and the other files take writes without an ID, and its ID sent to
+// another file (in the same directory, or of the same name in another share)
+// is an ID on an unleased file. Each refusal is read back unchanged, each
+// permitted write read back applied.
+import { eachVariation, expectEqual, expectRawStatus, expectTrue } from "../../fixtures/harness/assert.ts";
+import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
+import { defineTable } from "../../fixtures/harness/registry.ts";
+import type { RawResponse } from "../../fixtures/wire/raw.ts";
+import { fileCell, fileSource } from "./file-kit.ts";
+import { CONTENT, durable, leaseSubject, newSubject, pathOf, putFile, readState, sharePath, type Subject } from "./surface/surface-kit.ts";
+
+const NOT_PRESENT = { status: 412, code: "LeaseNotPresentWithFileOperation" };
+
+const setMetadata = (t: RowContext, s: Subject, segs: string[], value: string, id?: string): Promise<RawResponse> =>
+  t.raw("file", {
+    method: "PUT",
+    path: pathOf(s, segs),
+    query: { comp: "metadata" },
+    headers: { "x-ms-meta-state": value, ...(id ? { "x-ms-lease-id": id } : {}) },
+  });
+
+const leaseAction = (t: RowContext, s: Subject, headers: Record<string, string>) =>
+  t.raw("file", { method: "PUT", path: pathOf(s, s.path), query: { comp: "lease" }, headers });
+
+/** A file (at `s.path`) sent a lease ID it does not hold: a read and a write refused 412 LeaseNotPresentWithFileOperation, the file unchanged. */
+async function refusesId(t: RowContext, s: Subject, segs: string[], id: string, where: string): Promise<void> {
+  const at = { ...s, path: segs };
+  t.step(`Get File Properties with a lease ID, ${where}`);
+  const head = await t.raw("file", { method: "HEAD", path: pathOf(s, segs), headers: { "x-ms-lease-id": id } });
+  expectRawStatus(`Get File Properties with a lease ID, ${where}`, head, NOT_PRESENT);
+  const before = await readState(t, at, { resource: "file" });
+  t.step(`Set File Metadata with a lease ID, ${where}`);
+  expectRawStatus(`Set File Metadata with a lease ID, ${where}`, await setMetadata(t, s, segs, "refused", id), NOT_PRESENT);
+  const after = await readState(t, at, { resource: "file" });
+  expectEqual(`Set File Metadata refused (${where}): the file read back`, durable(after), durable(before));
+  expectTrue(`Set File Metadata refused (${where}): the file's ETag changed`, after.etag === before.etag, {
+    expected: "the same ETag",
+    got: "another",
+  });
+}
+
+/** A file (at `segs`) takes a write without any lease ID, read back applied. */
+async function freeToWrite(t: RowContext, s: Subject, segs: string[], where: string): Promise<void> {
+  t.step(`Set File Metadata without a lease ID, ${where}`);
+  expectRawStatus(`Set File Metadata without a lease ID, ${where}`, await setMetadata(t, s, segs, "free"), { status: 200 });
+  const after = await readState(t, { ...s, path: segs }, { resource: "file" });
+  expectEqual(`Set File Metadata without a lease ID (${where}): the metadata read back`, after.metadata, { state: "free" });
+}
+
+/** The leased file itself still leased by A, read back with A's ID. */
+async function stillLeased(t: RowContext, s: Subject): Promise<void> {
+  const res = await t.raw("file", { method: "HEAD", path: pathOf(s, s.path), headers: { "x-ms-lease-id": s.holder } });
+  expectRawStatus("Get File Properties of the leased file with its lease ID", res, { status: 200 });
+  expectEqual("the leased file's lease state", res.headers["x-ms-lease-state"], "leased");
+}
+
+/** file/lease/id-on-unleased: an ID on a file never leased, released or broken. */
+async function idOnUnleased(t: RowContext): Promise<void> {
+  const history: [string, (s: Subject) => Promise<void>][] = [
+    ["never leased", async () => {}],
+    [
+      "after a release",
+      async (s) => {
+        t.step("release the lease (setup)");
+        expectRawStatus(
+          "Lease File release (setup)",
+          await leaseAction(t, s, { "x-ms-lease-action": "release", "x-ms-lease-id": s.holder }),
+          {
+            status: 200,
+          },
+        );
+      },
+    ],
+    [
+      "after a break",
+      async (s) => {
+        t.step("break the lease (setup)");
+        expectRawStatus("Lease File break (setup)", await leaseAction(t, s, { "x-ms-lease-action": "break" }), { status: 202 });
+      },
+    ],
+  ];
+  await eachVariation(
+    history.map(([label, after], i) => ({
+      label,
+      run: async () => {
+        const s = await newSubject(t, { resource: "file" });
+        if (i > 0) await leaseSubject(t, s, "file");
+        await after(s);
+        await refusesId(t, s, s.path, i > 0 ? s.holder : s.another, `on a file ${label}`);
+      },
+    })),
+    { together: true },
+  );
+}
+
+/** file/lease/reach/share: a leased file leaves its share's writes free (Set Share Metadata, Set Share Properties without any ID). */
+async function reachShare(t: RowContext): Promise<void> {
+  const s = await newSubject(t, { resource: "file" });
+  await leaseSubject(t, s, "file");
+  const share = (comp: string, headers: Record<string, string>) =>
+    t.raw("file", { method: "PUT", path: sharePath(s), query: { restype: "share", comp }, headers });
+  t.step("Set Share Metadata without a lease ID, a file of the share leased");
+  expectRawStatus("Set Share Metadata without a lease ID", await share("metadata", { "x-ms-meta-state": "free" }), { status: 200 });
+  t.step("Set Share Properties without a lease ID, a file of the share leased");
+  expectRawStatus("Set Share Properties without a lease ID", await share("properties", { "x-ms-share-quota": "12" }), { status: 200 });
+  const after = await readState(t, s, { resource: "share" });
+  expectEqual(
+    "the share after the writes (metadata, quota, lease)",
+    [after.metadata, after.quota, after.leaseState],
+    [{ state: "free" }, "12", "available"],
+  );
+  await stillLeased(t, s);
+}
+
+/**
+ * file/lease/reach/sibling: a lease is the lease of one file. Another file of
+ * the same directory, and a file of the same name in another share: the
+ * leased file's ID → 412 LeaseNotPresentWithFileOperation, unchanged; a write
+ * without an ID → applied.
+ */
+async function reachSibling(t: RowContext): Promise<void> {
+  const s = await newSubject(t, { resource: "file" });
+  await leaseSubject(t, s, "file");
+  t.step("create another file in the same directory (setup)");
+  await putFile(t, s.share, s.other, CONTENT);
+  const elsewhere = await newSubject(t, { resource: "share" });
+  t.step("create a file of the same name in another share (setup)");
+  await putFile(t, elsewhere.share, s.path, CONTENT);
+  await eachVariation([
+    {
+      label: "another file of the same directory",
+      run: async () => {
+        await refusesId(t, s, s.other, s.holder, "another file of the same directory");
+        await freeToWrite(t, s, s.other, "another file of the same directory");
+      },
+    },
+    {
+      label: "a file of the same name in another share",
+      run: async () => {
+        await refusesId(t, elsewhere, s.path, s.holder, "a file of the same name in another share");
+        await freeToWrite(t, elsewhere, s.path, "a file of the same name in another share");
+      },
+    },
+  ]);
+  await stillLeased(t, s);
+}
+
+const source = (rest: string) => fileSource(`Lease File; catalogue S (Files): ${rest}`);
+
+const rows: RowDef[] = [
+  {
+    id: "file/lease/id-on-unleased",
+    title:
+      "A lease ID on a file that holds no lease (never leased, released, broken) → 412 LeaseNotPresentWithFileOperation on a read and a write, the file unchanged",
+    level: "rest",
+    source: source("an ID on a file without a lease (live: a read after a release)"),
+    service: "file",
+    run: idOnUnleased,
+  },
+  {
+    id: "file/lease/reach/share",
+    title: "A file lease leaves its share alone: Set Share Metadata and Set Share Properties without any ID succeed and read back applied",
+    level: "rest",
+    source: source("a file lease locks one file only"),
+    service: "file",
+    run: reachShare,
+  },
+  {
+    id: "file/lease/reach/sibling",
+    title:
+      "A file lease is the lease of one file: another file of the directory, or of the same name in another share, takes writes without an ID, and the lease's ID sent to it → 412 LeaseNotPresentWithFileOperation, unchanged",
+    level: "rest",
+    source: source("a file lease locks one file only"),
+    service: "file",
+    run: reachSibling,
+  },
+];
+
+const LEASE_CELL = fileCell("lease");
+defineTable(
+  { table: "F Files (Lease File)", service: "file" },
+  rows.map((r) => ({ ...r, matrix: LEASE_CELL })),
+);
