@@ -11,33 +11,8 @@ import { randomUUID } from "node:crypto";
 import { LEASE_OF } from "../../suites/blob/lease-kit.ts";
 import { ACTION_LABEL, ACTIONS, cellOf, columnsOf, type Action, type Column, type LeaseResource } from "../../suites/blob/lease-table.ts";
 import { errorResponse } from "./blob-kit.ts";
-import { action, isContainer, isLease, sameId, track, tracked, type Tracked } from "./lease-kit.ts";
+import { action, actionsOf, columnOf, isContainer, isLease, track, tracked } from "./lease-kit.ts";
 import { toSuccess, type ClaimTable, type Mutant, type ProxyRequest } from "./types.ts";
-
-/** The column a request meets: the lease state, or an expired lease whose resource was written since. */
-const columnOf = (lease: Tracked): Column => (lease.writtenAfterExpiry ? "expired-modified" : lease.state);
-
-/** The table's actions a lease request can be, by the ID it carries and the lease's (last) holder. */
-function actionsOf(req: ProxyRequest, lease: Tracked): Action[] {
-  const id = req.headers["x-ms-lease-id"];
-  const proposed = req.headers["x-ms-proposed-lease-id"];
-  const unknown = lease.holder === undefined;
-  const byHolder = (who: string | undefined, mine: Action, other: Action): Action[] =>
-    unknown ? [mine, other] : sameId(who, lease.holder) ? [mine] : [other];
-  switch (action(req)) {
-    case "acquire":
-      return byHolder(proposed, "acquire-same", "acquire");
-    case "renew":
-      return byHolder(id, "renew", "renew-other");
-    case "change":
-      return byHolder(id, "change", "change-other");
-    case "release":
-      return byHolder(id, "release", "release-other");
-    case "break":
-      return [Number(req.headers["x-ms-lease-break-period"] ?? "0") === 0 ? "break-0" : "break-period"];
-  }
-  return [];
-}
 
 /** What a granted action answers (the lease headers the suite reads). */
 function granted(req: ProxyRequest): { status: number; headers: Record<string, string> } {

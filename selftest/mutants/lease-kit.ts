@@ -7,6 +7,7 @@
 // catalogue's rules, that simulation is PENDING_COPY_CONTROL, which the
 // mutation self-test runs to show the simulation alone changes no verdict.
 // (A helper module: it has no mutants of its own.)
+import type { Action } from "../../suites/blob/lease-table.ts";
 import { blobOp, errorResponse, type BlobOp } from "./blob-kit.ts";
 import { query, segments, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
@@ -43,7 +44,8 @@ export function tracked(req: ProxyRequest, state: MutantState): Tracked {
 
 /** Follows the lease of the resource `req` addresses, from the target's own (unmutated) answer. */
 export function track(req: ProxyRequest, res: ProxyResponse, state: MutantState): void {
-  if (req.service !== "blob") return;
+  // A snapshot's or a version's answers are not its base's lease.
+  if (req.service !== "blob" || query(req).has("snapshot") || query(req).has("versionid")) return;
   const key = keyOf(req);
   const cur = tracked(req, state);
   if (isLease(req)) {
@@ -80,6 +82,31 @@ export function track(req: ProxyRequest, res: ProxyResponse, state: MutantState)
   }
   const reported = res.headers["x-ms-lease-state"];
   if (ok(res) && reported && (req.method === "HEAD" || req.method === "GET")) state.set(key, { ...cur, state: reported as LeaseState });
+}
+
+/** The column a request meets: the lease state, or an expired lease whose resource was written since. */
+export const columnOf = (lease: Tracked): Column => (lease.writtenAfterExpiry ? "expired-modified" : lease.state);
+
+/** The table's actions a lease request can be, by the ID it carries and the lease's (last) holder. */
+export function actionsOf(req: ProxyRequest, lease: Tracked): Action[] {
+  const id = req.headers["x-ms-lease-id"];
+  const proposed = req.headers["x-ms-proposed-lease-id"];
+  const unknown = lease.holder === undefined;
+  const byHolder = (who: string | undefined, mine: Action, other: Action): Action[] =>
+    unknown ? [mine, other] : sameId(who, lease.holder) ? [mine] : [other];
+  switch (action(req)) {
+    case "acquire":
+      return byHolder(proposed, "acquire-same", "acquire");
+    case "renew":
+      return byHolder(id, "renew", "renew-other");
+    case "change":
+      return byHolder(id, "change", "change-other");
+    case "release":
+      return byHolder(id, "release", "release-other");
+    case "break":
+      return [Number(req.headers["x-ms-lease-break-period"] ?? "0") === 0 ? "break-0" : "break-period"];
+  }
+  return [];
 }
 
 /**

@@ -1,7 +1,8 @@
 // Mutants generated from the queue surface rows (suites/queue/surface/): per
 // row, a target that does not check the parameter's range (the value out of
 // range taken as an in-range one), one that refuses it with another answer
-// (409), and one that refuses a value in range too.
+// (409), one that refuses a value in range too, and at each of the range's
+// other ends one past it taken and the end itself refused.
 import { QUEUE_SURFACE_CELLS, REFUSAL } from "../../suites/queue/surface/surface.rows.ts";
 import { errorAnswer, operation, query, type ClaimTable, type Mutant, type ProxyRequest } from "./types.ts";
 
@@ -40,6 +41,26 @@ const cells = QUEUE_SURFACE_CELLS.map((cell) => {
         if (carries(req)) return errorAnswer(req, STATUS, CODE);
       },
     },
+    // The range's other ends (catalogue: every range at both ends): one past an end taken, an end refused.
+    ...cell.ends.failing.map((value): Mutant => ({
+      ...base,
+      name: `${name}-end-${value}-taken`,
+      description: `${cell.operation} takes ${cell.parameter} ${value} (one past the range's end) as ${cell.holding}`,
+      onRequest(req) {
+        if (!carries(req) || query(req).get(cell.parameter) !== value) return;
+        const u = new URL(req.url, "http://x");
+        u.searchParams.set(cell.parameter, cell.holding);
+        req.url = u.pathname + u.search;
+      },
+    })),
+    ...cell.ends.holding.map((value): Mutant => ({
+      ...base,
+      name: `${name}-end-${value}-refused`,
+      description: `${cell.operation} refuses ${cell.parameter} ${value} (the range's end) with ${STATUS} ${CODE}`,
+      onRequest(req) {
+        if (carries(req) && query(req).get(cell.parameter) === value) return errorAnswer(req, STATUS, CODE);
+      },
+    })),
   ];
   return { cell, row, mutants };
 });

@@ -1,6 +1,8 @@
 // The break period's range (catalogue L: 0–60 s) on a blob and on a
 // container, a row for each (lease-state.rows.ts, lease-state-container.rows.ts):
-// 60 is accepted, 61 refused in every lease state, the lease unchanged.
+// 60 is accepted in every lease state that allows a break, 61 refused in
+// every lease state, the lease unchanged. (Its lower end, 0, is the table's
+// break-0 column.)
 import { eachVariation, expectRawStatus } from "../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { claimAt } from "../../fixtures/harness/locations.ts";
@@ -8,7 +10,6 @@ import {
   blobLeaseSource,
   containerLeaseSource,
   guid,
-  holdLease,
   leaseAction,
   readLease,
   SHORTEST,
@@ -17,7 +18,7 @@ import {
 } from "./lease-kit.ts";
 import { checkLeaseState, expectHolder, stillBreaking, whileBreaking } from "./lease-checks.ts";
 import { leasesInState } from "./lease-setup.ts";
-import { onState, type Column, type LeaseResource } from "./lease-table.ts";
+import { onState, TABLE, type Column, type LeaseResource } from "./lease-table.ts";
 import { RESOURCES, type Resource } from "./lease-state-kit.ts";
 
 // Break period range 0–60 (catalogue L): 61 is refused with 400 in every
@@ -34,6 +35,22 @@ const BREAK_61_STATES: { column: Column; finite: boolean }[] = [
   { column: "expired", finite: true },
 ];
 const NO_LEASE_FIRST = { status: 409, code: "LeaseNotPresentWithLeaseOperation" };
+
+/** The range's upper end, 60, in every state that allows a break (catalogue: every range at both ends, in every state): 202, the lease as the table's break-period cell leaves it. */
+export const BREAK_60_STATES: { column: Column; finite: boolean }[] = [
+  { column: "leased", finite: false },
+  { column: "breaking", finite: false },
+  { column: "broken", finite: false },
+  { column: "expired", finite: true },
+];
+
+/** One state of the upper end: break with period 60 answered 202, the lease read back as the break-period cell says. */
+async function break60(t: RowContext, s: StatedResource, column: Column, on: string): Promise<void> {
+  t.step(`break with period 60${on}`);
+  const res = await leaseAction(t, s.x, "break", { breakPeriod: 60 });
+  expectRawStatus(`break with x-ms-lease-break-period: 60${on}`, res, { status: 202 });
+  checkLeaseState(`after the break with period 60${on}`, await readLease(t, s.x), TABLE["break-period"][column]!.after);
+}
 
 /** One state of break-period-61: the break refused, the lease read back as it was. */
 async function break61(t: RowContext, s: StatedResource, column: Column, on: string): Promise<void> {
@@ -55,13 +72,18 @@ async function break61(t: RowContext, s: StatedResource, column: Column, on: str
     await whileBreaking(s, res, () => expectHolder(t, s.x, `after the refused break${on}`, s.a, guid()));
 }
 
-/** Break period 61 on a resource: 60 accepted on a leased one, then 61 refused in each state of BREAK_61_STATES. */
+/** Break period 60 accepted in each state of BREAK_60_STATES, then 61 refused in each state of BREAK_61_STATES. */
 async function breakPeriod61(t: RowContext, r: Resource): Promise<void> {
-  t.step("break with period 60 on a leased resource is accepted");
-  const ok = await r.create(t);
-  await holdLease(t, ok, -1);
-  expectRawStatus("break with x-ms-lease-break-period: 60", await leaseAction(t, ok, "break", { breakPeriod: 60 }), { status: 202 });
-  const expiring = await leasesInState(t, [await r.create(t)], "expired", true);
+  const [expiring, expiring60] = await Promise.all([0, 1].map(async () => leasesInState(t, [await r.create(t)], "expired", true)));
+  await eachVariation(
+    BREAK_60_STATES.map((v) => ({
+      label: `break with period 60 on ${onState(v.column)}`,
+      run: async () => {
+        const [s] = v.column === "expired" ? expiring60 : await leasesInState(t, [await r.create(t)], v.column, v.finite);
+        await break60(t, s, v.column, v.column === "leased" ? "" : ` on ${onState(v.column)}`);
+      },
+    })),
+  );
   // The first case keeps the row's original wording (and so its pins).
   const onOf = ({ column, finite }: { column: Column; finite: boolean }) =>
     column === "leased" && !finite ? "" : ` on ${onState(column)}${finite && column !== "expired" ? " (finite)" : ""}`;
@@ -82,7 +104,7 @@ export function breakPeriod61Row(resource: LeaseResource): RowDef {
   return {
     id: `${r.prefix}break-period-61`,
     claim: claimAt(import.meta.url, "break-period-61"),
-    title: `${r.operation}: a break period of 61 s is refused with 400 (range 0–60) in every lease state, on finite and infinite leases, the lease unchanged (on an available lease 409 LeaseNotPresentWithLeaseOperation also passes)`,
+    title: `${r.operation}: a break period of 60 s is accepted in every lease state that allows a break (leased, breaking, broken, expired), and 61 s is refused with 400 (range 0–60) in every lease state, on finite and infinite leases, the lease unchanged (on an available lease 409 LeaseNotPresentWithLeaseOperation also passes)`,
     level: "rest",
     source: (resource === "blob" ? blobLeaseSource : containerLeaseSource)(`${r.operation}, x-ms-lease-break-period`),
     service: "blob",

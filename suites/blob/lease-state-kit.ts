@@ -13,6 +13,7 @@
 import { eachVariation, expectRawStatus, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { currentEvidence } from "../../fixtures/wire/evidence.ts";
+import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineMatrix } from "../../fixtures/harness/registry.ts";
 import {
   acquireOverExpired,
@@ -27,6 +28,7 @@ import {
   REACQUIRE_TOLERANCE_MS,
   readLease,
   SHORTEST,
+  type LeaseView,
   type LeaseAction,
   type LeaseArgs,
   type LeaseTarget,
@@ -154,6 +156,7 @@ async function act(
   t.step("read the lease back");
   const view = await readLease(t, s.x);
   if (column === "breaking") stillBreaking(s, view);
+  if (v.outOfRange) return outOfRange(t, column, s, res, view, since, what);
   // A disputed cell accepts either outcome; the answer's status says which one it is.
   const expected = outcomes.find((o) => o.status === res.status) ?? outcomes[0];
   if (outcomes.length > 1) {
@@ -189,6 +192,23 @@ async function act(
       const holds = () => expectHolder(t, s.x, `after ${what}`, holder, other);
       await (column === "breaking" ? whileBreaking(s, res, holds) : holds());
     }
+  });
+}
+
+/** A duration out of range where the cell grants an acquire: 400, the lease read back as the column left it, its holder kept. */
+async function outOfRange(
+  t: RowContext,
+  column: Column,
+  s: StatedResource,
+  res: RawResponse,
+  view: LeaseView,
+  since: number,
+  what: string,
+): Promise<void> {
+  expectRawStatus(what, res, { status: 400 });
+  await beforeLapse(res, since, async () => {
+    checkLeaseState(`after ${what}`, view, column === "expired-modified" ? ["expired", "available"] : column);
+    if (column === "leased") await expectHolder(t, s.x, `after ${what}`, s.a, s.other);
   });
 }
 

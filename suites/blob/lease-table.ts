@@ -5,7 +5,7 @@
 // lease model (lease-model.rows.ts) uses it as its transition table, and
 // selftest/mutants/lease-cells.ts generates a mutant per cell.
 import { claimAt } from "../../fixtures/harness/locations.ts";
-import { SHORTEST as SHORTEST_LEASE, type LeaseState, type LeaseTarget, type StatedLease } from "./lease-kit.ts";
+import { LASTING, SHORTEST as SHORTEST_LEASE, type LeaseState, type LeaseTarget, type StatedLease } from "./lease-kit.ts";
 
 /** The table's actions, in its row order. A = the holder's ID, B = another ID. */
 export const ACTIONS = [
@@ -238,17 +238,38 @@ export const leaseKindsOf = (column: Column): LeaseKind[] =>
 export interface Variation {
   lease: LeaseKind;
   shape: Shape;
+  /** A duration out of the range 15–60 / -1: refused with 400, the lease read back as it was (not the cell's outcome). */
+  outOfRange?: true;
 }
+
+/**
+ * The duration range at both ends (catalogue L: "the duration range wherever
+ * an acquire is allowed"): where a cell grants an acquire, it also sends the
+ * longest finite duration (60 s, granted as the cell says) and the two values
+ * just outside the range (14 and 61 s: 400, the lease unchanged).
+ */
+export const DURATION_ENDS = { inside: LASTING, outside: [SHORTEST_LEASE - 1, LASTING + 1] } as const;
+
 /**
  * The requests a cell sends: each shape, on the column's kinds of lease in
  * turn (pairwise: each lease kind meets both IDs and both durations, not every
- * combination of the three).
+ * combination of the three), and where the cell grants an acquire, the
+ * duration's ends.
  */
 export function variationsOf(action: Action, column: Column): Variation[] {
   const kinds = leaseKindsOf(column);
   const shapes = SHAPES[action];
-  return Array.from({ length: Math.max(kinds.length, shapes.length) }, (_, i) => ({
+  const paired = Array.from({ length: Math.max(kinds.length, shapes.length) }, (_, i) => ({
     lease: kinds[i % kinds.length],
     shape: shapes[i % shapes.length],
   }));
+  const grants = action.startsWith("acquire") && TABLE[action][column]?.status === 201;
+  if (!grants) return paired;
+  const proposed = shapes[0].proposed;
+  const lease = kinds.at(-1)!;
+  return [
+    ...paired,
+    { lease, shape: { proposed, duration: DURATION_ENDS.inside } },
+    ...DURATION_ENDS.outside.map((duration): Variation => ({ lease, shape: { proposed, duration }, outOfRange: true })),
+  ];
 }

@@ -8,7 +8,7 @@
 // the time to live is a refusal of its own; the code is disputed
 // (OutOfRangeQueryParameterValue or InvalidQueryParameterValue).
 import type { QueueClient } from "@azure/storage-queue";
-import { expectEqual, expectRawStatus, expectTrue } from "../../../fixtures/harness/assert.ts";
+import { expectEqual, expectPresent, expectRawStatus, expectTrue } from "../../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../../fixtures/harness/engine.ts";
 import { claimAt } from "../../../fixtures/harness/locations.ts";
 import { defineTable } from "../../../fixtures/harness/registry.ts";
@@ -24,6 +24,8 @@ export interface QueueSurfaceCell {
   parameter: "visibilitytimeout" | "messagettl";
   failing: string;
   holding: string;
+  /** The range's other ends (catalogue: every range at both ends): values just outside refused alike, values at the ends accepted. */
+  ends: { failing: string[]; holding: string[] };
   /** The range section Q gives, for people. */
   range: string;
   /** Sent with both values, so that the value under test breaks no other rule (Put Message: a time to live of -1). */
@@ -39,6 +41,7 @@ export const QUEUE_SURFACE_CELLS: QueueSurfaceCell[] = [
     parameter: "visibilitytimeout",
     failing: String(SEVEN_DAYS + 1),
     holding: "0",
+    ends: { failing: ["-1"], holding: [String(SEVEN_DAYS)] },
     range: "0 to 7 days",
     with: { messagettl: "-1" },
   },
@@ -48,6 +51,7 @@ export const QUEUE_SURFACE_CELLS: QueueSurfaceCell[] = [
     parameter: "messagettl",
     failing: "0",
     holding: "60",
+    ends: { failing: ["-2"], holding: ["1", "-1"] },
     range: "-1 (never expires) or 1 s and more",
   },
   {
@@ -56,6 +60,7 @@ export const QUEUE_SURFACE_CELLS: QueueSurfaceCell[] = [
     parameter: "visibilitytimeout",
     failing: String(SEVEN_DAYS + 1),
     holding: "0",
+    ends: { failing: ["-1"], holding: [String(SEVEN_DAYS)] },
     range: "0 to 7 days",
   },
 ];
@@ -87,17 +92,39 @@ const textOf = (cell: QueueSurfaceCell) => /<MessageText>([^<]*)</.exec(String(q
 
 const texts = async (t: RowContext, q: QueueClient) => (await peek(t, q)).map((m) => m.text);
 
+const messageCount = async (t: RowContext, q: QueueClient) =>
+  (await t.raw("queue", { method: "GET", path: `/${q.name}`, query: { comp: "metadata" } })).headers["x-ms-approximate-messages-count"];
+
+/** A Put Message answer's lifetime: ExpirationTime − InsertionTime, in seconds (the body's dates). */
+function lifetimeOf(res: RawResponse): number {
+  const at = (tag: string) => Date.parse(new RegExp(`<${tag}>([^<]*)<`).exec(res.body)?.[1] ?? "");
+  return (at("ExpirationTime") - at("InsertionTime")) / 1000;
+}
+
 async function putMessage(t: RowContext, cell: QueueSurfaceCell): Promise<RawResponse> {
   const q = await t.newQueue();
   const refused = await send(t, `Put Message with ${cell.parameter} ${cell.failing}`, cell, q, cell.failing);
   expectRawStatus(`Put Message with ${cell.parameter} ${cell.failing}`, refused, { status: REFUSAL.status });
   t.step("read back after the refused request");
-  const count = await t.raw("queue", { method: "GET", path: `/${q.name}`, query: { comp: "metadata" } });
-  expectEqual("x-ms-approximate-messages-count after the refused Put Message", count.headers["x-ms-approximate-messages-count"], "0");
+  expectEqual("x-ms-approximate-messages-count after the refused Put Message", await messageCount(t, q), "0");
   const held = `Put Message with ${cell.parameter} ${cell.holding}`;
   expectOk(held, await send(t, held, cell, q, cell.holding), 201);
   t.step("read back after the permitted request");
   expectEqual(`${held}: the visible messages`, await texts(t, q), [textOf(cell)]);
+  // The range's other ends: one past them refused, nothing enqueued; at them accepted.
+  for (const value of cell.ends.failing) {
+    const what = `Put Message with ${cell.parameter} ${value}`;
+    expectRawStatus(what, await send(t, what, cell, q, value), { status: REFUSAL.status });
+    expectEqual(`x-ms-approximate-messages-count after the refused ${what}`, await messageCount(t, q), "1");
+  }
+  for (const value of cell.ends.holding) {
+    const what = `Put Message with ${cell.parameter} ${value}`;
+    const res = await send(t, what, cell, q, value);
+    expectOk(what, res, 201);
+    // A 1 s time to live may run out before a read: the answer's own dates show the message was taken with it.
+    if (cell.parameter === "messagettl" && value !== "-1")
+      expectEqual(`${what}: ExpirationTime − InsertionTime (s)`, lifetimeOf(res), Number(value));
+  }
   return refused;
 }
 
@@ -114,9 +141,23 @@ async function updateMessage(t: RowContext, cell: QueueSurfaceCell): Promise<Raw
   expectRawStatus(what, refused, { status: REFUSAL.status });
   // An applied update issues a new receipt: the old one still working shows the refused update changed nothing.
   const held = `Update Message with ${cell.parameter} ${cell.holding} and the receipt read before the refused update`;
-  expectOk(held, await send(t, held, cell, q, cell.holding, to), 204);
+  const updated = await send(t, held, cell, q, cell.holding, to);
+  expectOk(held, updated, 204);
   t.step("read back after the permitted request");
   expectEqual(`${held}: the visible messages`, await texts(t, q), [textOf(cell)]);
+  // The range's other ends, each with the receipt the last update gave: one past them refused, at them accepted.
+  let receipt = expectPresent(`${held}: x-ms-popreceipt`, updated.headers["x-ms-popreceipt"]);
+  for (const value of cell.ends.failing) {
+    const end = `Update Message with ${cell.parameter} ${value}`;
+    expectRawStatus(end, await send(t, end, cell, q, value, { id: to.id, receipt }), { status: REFUSAL.status });
+  }
+  for (const value of cell.ends.holding) {
+    const end = `Update Message with ${cell.parameter} ${value} and the receipt read before`;
+    const res = await send(t, end, cell, q, value, { id: to.id, receipt });
+    expectOk(end, res, 204);
+    receipt = expectPresent(`${end}: x-ms-popreceipt`, res.headers["x-ms-popreceipt"]);
+    expectEqual(`${end}: the visible messages`, await texts(t, q), Number(value) > 0 ? [] : [textOf(cell)]);
+  }
   return refused;
 }
 
@@ -124,7 +165,7 @@ function cellRow(cell: QueueSurfaceCell): RowDef {
   return {
     id: `queue/surface/${cell.slug}/${cell.parameter}`,
     claim: claimAt(import.meta.url, `parameter: "${cell.parameter}"`, `operation: "${cell.operation}"`),
-    title: `${cell.operation}: ${cell.parameter} out of its range (${cell.range}) is refused 400 (${REFUSAL.code.join(" or ")}, disputed), the queue unchanged; in range it succeeds`,
+    title: `${cell.operation}: ${cell.parameter} out of its range (${cell.range}) is refused 400 (${REFUSAL.code.join(" or ")}, disputed) at both ends (${[cell.failing, ...cell.ends.failing].join(", ")}), the queue unchanged; at its ends and inside it succeeds (${[cell.holding, ...cell.ends.holding].join(", ")})`,
     level: "disputed",
     source: queueSource(`${cell.operation}; section S: every operation honours every concurrency parameter it takes`),
     service: "queue",
