@@ -8,7 +8,7 @@ import type { BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/st
 import { expectEqual, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
-import { preconditionFailed } from "../../fixtures/wire/signals.ts";
+import { preconditionFailed, succeeded } from "../../fixtures/wire/signals.ts";
 import { claimAt } from "../../fixtures/harness/locations.ts";
 import type { BlobSnapshot } from "./blob-kit.ts";
 import type { LeaseTarget } from "./lease-kit.ts";
@@ -61,26 +61,12 @@ export interface LeaseOp {
   answered?(result: unknown): void;
 }
 
-/** An error for a raw answer that is a refusal, shaped like the SDK's so expectRefused reads it. */
-class RawRefusal extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string | undefined,
-  ) {
-    super(`refused ${statusCode} ${code ?? ""}`);
-    this.name = "RawRefusal";
-  }
-}
-function rawOk(res: RawResponse): RawResponse {
-  if (res.status >= 300) throw new RawRefusal(res.status, res.errorCode);
-  return res;
-}
 const leaseHeader = (id?: string): Record<string, string> => (id ? { "x-ms-lease-id": id } : {});
 const lc = (id?: string) => ({ conditions: id ? { leaseId: id } : {} });
 
 /** Copy Blob onto the fixture's blob from its source, sent raw (the SDK keeps its start call private). */
 async function startCopy(t: RowContext, f: Fixture, id?: string): Promise<RawResponse> {
-  return rawOk(await t.raw("blob", { method: "PUT", path: f.x.path, headers: { "x-ms-copy-source": f.src!.url, ...leaseHeader(id) } }));
+  return succeeded(await t.raw("blob", { method: "PUT", path: f.x.path, headers: { "x-ms-copy-source": f.src!.url, ...leaseHeader(id) } }));
 }
 
 async function waitCopyDone(t: RowContext, b: BlockBlobClient | PageBlobClient): Promise<string | undefined> {
@@ -111,7 +97,7 @@ export const OPS: LeaseOp[] = [
     type: "block",
     rest: "Get Blob, x-ms-lease-id",
     // Raw: the SDK's download helpers send a HEAD first, which would answer for Get Blob.
-    call: async (t, f, id) => rawOk(await t.raw("blob", { method: "GET", path: f.x.path, headers: leaseHeader(id) })),
+    call: async (t, f, id) => succeeded(await t.raw("blob", { method: "GET", path: f.x.path, headers: leaseHeader(id) })),
     answered: (r) => expectEqual("content returned by Get Blob", (r as RawResponse).body, "original"),
   },
   {
@@ -140,7 +126,7 @@ export const OPS: LeaseOp[] = [
     type: "block",
     rest: "Get Blob Metadata, x-ms-lease-id",
     call: async (t, f, id) =>
-      rawOk(await t.raw("blob", { method: "GET", path: f.x.path, query: { comp: "metadata" }, headers: leaseHeader(id) })),
+      succeeded(await t.raw("blob", { method: "GET", path: f.x.path, query: { comp: "metadata" }, headers: leaseHeader(id) })),
     answered: (r) =>
       expectEqual("x-ms-meta-state returned by Get Blob Metadata", (r as RawResponse).headers["x-ms-meta-state"], "original"),
   },
@@ -221,7 +207,7 @@ export const OPS: LeaseOp[] = [
     rest: "Get Page Ranges, x-ms-lease-id",
     prepare: async (t, f) => void (await (f.b as PageBlobClient).uploadPages("p".repeat(512), 0, 512)),
     call: async (t, f, id) =>
-      rawOk(await t.raw("blob", { method: "GET", path: f.x.path, query: { comp: "pagelist" }, headers: leaseHeader(id) })),
+      succeeded(await t.raw("blob", { method: "GET", path: f.x.path, query: { comp: "pagelist" }, headers: leaseHeader(id) })),
     answered: (r) =>
       expectEqual(
         "page ranges returned by Get Page Ranges",

@@ -11,7 +11,7 @@ import { allAnswered, preconditionFailed } from "../../fixtures/wire/signals.ts"
 import { blobPath, newBlockBlob } from "../blob/blob-kit.ts";
 import { secondLater } from "../blob/conditional-kit.ts";
 import { blobTarget, containerTarget, guid, leaseAction } from "../blob/lease-kit.ts";
-import { peek, queueWithMessage } from "../queue/queue-kit.ts";
+import { peek, queueWithMessage, receiptOf, receiveOne } from "../queue/queue-kit.ts";
 import { entityPath, expectSameEtag, mustRead, newEntity, PK, rawBatch, rawEntity, readEntity, type BatchOp } from "../table/table-kit.ts";
 import { PATHS, type PathClaim } from "./path-claims.ts";
 
@@ -189,12 +189,12 @@ const RUN: Record<string, (t: RowContext) => Promise<void>> = {
     t.step("right after Put Message");
     expectEqual("Peek Messages right after Put Message", await texts(), [[id, "v1"]]);
     t.step("right after Update Message with visibility 0");
-    const receipt = (await q.receiveMessages({ visibilityTimeout: 30 })).receivedMessageItems[0]?.popReceipt;
+    const receipt = (await receiveOne(q, 30)).popReceipt;
     expectTrue("the message was not dequeued (setup)", !!receipt);
     const updated = await q.updateMessage(id, receipt!, "v2", 0);
     expectEqual("Peek Messages right after Update Message (visibility 0)", await texts(), [[id, "v2"]]);
     t.step("right after Delete Message");
-    await q.deleteMessage(id, updated.popReceipt!);
+    await q.deleteMessage(id, receiptOf(updated));
     expectEqual("Peek Messages right after Delete Message", await texts(), []);
   },
 

@@ -60,11 +60,17 @@ const tooLate = (operation: string) =>
   `${operation} was answered only at the message's ExpirationTime (server clock): no time left to tell`;
 
 /** Dequeues the one message, expecting `id`; with `expires`, a failing answer given at the message's expiry (a second's grain) tells nothing. */
-async function dequeue(t: RowContext, q: QueueClient, id: string, visibilitytimeout: number, expires?: number): Promise<WireMessage> {
+async function dequeue(
+  t: RowContext,
+  q: QueueClient,
+  id: string,
+  visibilitytimeout: number,
+  expires?: number,
+): Promise<WireMessage & { popReceipt: string }> {
   return judgedBefore(expires === undefined ? Infinity : expires - 1000, tooLate("Get Messages"), async () => {
     const { res, messages } = await rawGetMessages(t, q, { visibilitytimeout: String(visibilitytimeout) });
     expectEqual(`Get Messages with visibilitytimeout ${visibilitytimeout}`, [res.status, messages.map((m) => m.messageId)], [200, [id]]);
-    return messages[0];
+    return { ...messages[0], popReceipt: expectPresent("Get Messages: the message's PopReceipt", messages[0].popReceipt) };
   });
 }
 
@@ -104,7 +110,7 @@ const rows: RowDef[] = [
       await expectNothingDelivered(t, q, "after the visibility timeout of a message that expired while invisible");
       expectRawStatus(
         "Delete Message with the receipt of a message that expired while invisible",
-        await rawDeleteMessage(t, q, message.messageId, got.popReceipt!),
+        await rawDeleteMessage(t, q, message.messageId, got.popReceipt),
         GONE,
       );
     },
@@ -186,7 +192,7 @@ const rows: RowDef[] = [
       const got = await dequeue(t, q, message.messageId, 1, expires);
       t.step("Update Message with visibilitytimeout 8, past the ExpirationTime");
       const { res, answer } = await judgedBefore(expires - 1000, tooLate("Update Message"), async () => {
-        const res = await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 8, "updated");
+        const res = await rawUpdateMessage(t, q, message.messageId, got.popReceipt, 8, "updated");
         const answer = `${res.status} ${res.errorCode ?? ""}`.trim();
         expectTrue(
           `Update Message with a visibility timeout ending after the ExpirationTime: expected 400 or 204, got ${answer}`,
@@ -241,12 +247,12 @@ const rows: RowDef[] = [
       t.step("the holder's receipt after Clear Messages");
       expectRawStatus(
         "Update Message with the holder's receipt after Clear Messages",
-        await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 3, "updated"),
+        await rawUpdateMessage(t, q, message.messageId, got.popReceipt, 3, "updated"),
         GONE,
       );
       expectRawStatus(
         "Delete Message with the holder's receipt after Clear Messages",
-        await rawDeleteMessage(t, q, message.messageId, got.popReceipt!),
+        await rawDeleteMessage(t, q, message.messageId, got.popReceipt),
         GONE,
       );
       t.step("after the visibility timeout (server clock)");
@@ -269,7 +275,7 @@ const rows: RowDef[] = [
       t.step("Update Message with visibilitytimeout 0 (visible at once)");
       expectRawStatus(
         "Update Message with the current receipt",
-        await rawUpdateMessage(t, q, message.messageId, got.popReceipt!, 0, "updated"),
+        await rawUpdateMessage(t, q, message.messageId, got.popReceipt, 0, "updated"),
         { status: 204 },
       );
       t.step("peek, then dequeue again");

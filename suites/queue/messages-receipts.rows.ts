@@ -15,6 +15,8 @@ import {
   queueCell,
   queueSource,
   queueWithMessage,
+  receiptOf,
+  receiveOne,
   staleReceiptRefused,
   type StaleRefusal,
   visibleIds,
@@ -31,9 +33,9 @@ const rows: RowDef[] = [
     service: "queue",
     async run(t) {
       const { q, id } = await queueWithMessage(t);
-      const r1 = (await q.receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems[0].popReceipt;
+      const r1 = (await receiveOne(q, HOLD_S)).popReceipt;
       t.step("Update Message supersedes the receipt (and makes the message visible)");
-      const r2 = (await q.updateMessage(id, r1, "updated", 0)).popReceipt!;
+      const r2 = receiptOf(await q.updateMessage(id, r1, "updated", 0));
       expectTrue("Update Message returned the same receipt", r2 !== r1);
 
       const stale: StaleRefusal[] = [];
@@ -85,9 +87,9 @@ const rows: RowDef[] = [
     service: "queue",
     async run(t) {
       const { q, id } = await queueWithMessage(t);
-      const r1 = (await q.receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems[0].popReceipt;
+      const r1 = (await receiveOne(q, HOLD_S)).popReceipt;
       t.step("Update Message supersedes the first receipt");
-      const r2 = (await q.updateMessage(id, r1, "updated", HOLD_S)).popReceipt!;
+      const r2 = receiptOf(await q.updateMessage(id, r1, "updated", HOLD_S));
       t.step("a later dequeue supersedes the update's receipt");
       await q.updateMessage(id, r2, "updated", 0);
       const r3 = (await otherClient(t, q).receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems.find(
@@ -124,13 +126,13 @@ const rows: RowDef[] = [
     service: "queue",
     async run(t) {
       const { q, id } = await queueWithMessage(t);
-      const r1 = (await q.receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems[0].popReceipt;
+      const r1 = (await receiveOne(q, HOLD_S)).popReceipt;
       t.step("writer A updates");
-      const r2 = (await expectSucceeds("Update Message by A", q.updateMessage(id, r1, "from A", HOLD_S))).popReceipt!;
+      const r2 = receiptOf(await expectSucceeds("Update Message by A", q.updateMessage(id, r1, "from A", HOLD_S)));
       expectTrue("Update Message returned no new receipt", !!r2 && r2 !== r1);
       t.step("writer B (another client) updates with the receipt A got");
       const b = otherClient(t, q);
-      const r3 = (await expectSucceeds("Update Message by B", b.updateMessage(id, r2, "from B", 0))).popReceipt!;
+      const r3 = receiptOf(await expectSucceeds("Update Message by B", b.updateMessage(id, r2, "from B", 0)));
       expectTrue("Update Message returned no new receipt", !!r3 && r3 !== r2);
       expectEqual(
         "text after B's update",

@@ -8,7 +8,7 @@ import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { QUEUE_OPERATIONS } from "./queue-claims.ts";
 import { preconditionFailed } from "../../fixtures/wire/signals.ts";
-import { HOLD_S, peek, queueCell, queueSource, queueWithMessage, rawGetMessages } from "./queue-kit.ts";
+import { HOLD_S, peek, queueCell, queueSource, queueWithMessage, rawGetMessages, receiptOf, receiveOne } from "./queue-kit.ts";
 
 const rows: RowDef[] = [
   {
@@ -66,11 +66,11 @@ const rows: RowDef[] = [
       t.step("Peek Messages");
       await q.peekMessages();
       t.step("Get Messages");
-      const got = (await q.receiveMessages({ visibilityTimeout: HOLD_S })).receivedMessageItems[0];
+      const got = await receiveOne(q, HOLD_S);
       t.step("Update Message");
       const upd = await q.updateMessage(sent.messageId, got.popReceipt, "n", HOLD_S);
       t.step("Delete Message");
-      await q.deleteMessage(sent.messageId, upd.popReceipt!);
+      await q.deleteMessage(sent.messageId, receiptOf(upd));
       t.step("List Queues");
       await t.queue.listQueues({ prefix: q.name }).byPage().next();
       t.step("Get Queue Service Properties");

@@ -2,7 +2,15 @@
 // PopReceipt / TimeNextVisible / DequeueCount), peeks, the stale-receipt
 // refusals, and a lock for the account-wide service properties.
 import type { QueueClient } from "@azure/storage-queue";
-import { answerDate, eachVariation, expectEqual, expectTrue, refusalOf, type Refusal } from "../../fixtures/harness/assert.ts";
+import {
+  answerDate,
+  eachVariation,
+  expectEqual,
+  expectPresent,
+  expectTrue,
+  refusalOf,
+  type Refusal,
+} from "../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import type { MatrixPlace } from "../../model/matrix.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
@@ -38,6 +46,28 @@ export function parseMessages(body: string): WireMessage[] {
 }
 
 export const messagesPath = (q: QueueClient) => `/${q.name}/messages`;
+
+/**
+ * Get Messages (the SDK), and the first message it handed out with its pop
+ * receipt: an answer with no message, or a message without a receipt, fails
+ * the row naming the operation and what the answer lacked (never the suite's
+ * own exception).
+ */
+export async function receiveOne(
+  q: QueueClient,
+  visibilityTimeout: number,
+  what = "Get Messages",
+): Promise<{ messageId: string; popReceipt: string }> {
+  const m = expectPresent(
+    `${what}: a message (the answer handed out none)`,
+    (await q.receiveMessages({ visibilityTimeout })).receivedMessageItems.at(0),
+  );
+  return { messageId: m.messageId, popReceipt: expectPresent(`${what}: the message's PopReceipt`, m.popReceipt) };
+}
+
+/** The receipt an Update Message answered (x-ms-popreceipt), or a FAIL naming the operation. */
+export const receiptOf = (res: { popReceipt?: string }, what = "Update Message"): string =>
+  expectPresent(`${what}: x-ms-popreceipt`, res.popReceipt);
 
 /** Raw Get Messages (or Peek Messages) with the given query. */
 export async function rawGetMessages(

@@ -17,6 +17,7 @@ import {
   rawGetMessages,
   rawPutMessage,
   rawUpdateMessage,
+  receiveOne,
 } from "./queue-kit.ts";
 import { QUEUE_WINDOWS } from "./window-claims.ts";
 
@@ -64,10 +65,9 @@ async function getVisibility(t: RowContext, claim: WindowClaim): Promise<OpenWin
 async function updateVisibility(t: RowContext, claim: WindowClaim): Promise<OpenWindow> {
   const U = claim.seconds;
   const { q, id } = await queueWithMessage(t);
-  const receipt = (await q.receiveMessages({ visibilityTimeout: 30 })).receivedMessageItems[0]?.popReceipt;
-  expectTrue("the message was not dequeued (setup)", !!receipt);
+  const receipt = (await receiveOne(q, 30, "Get Messages (setup)")).popReceipt;
   t.step(`Update Message with visibilitytimeout ${U}`);
-  const res = await expectSucceeds("Update Message with the current receipt", q.updateMessage(id, receipt!, "updated", U));
+  const res = await expectSucceeds("Update Message with the current receipt", q.updateMessage(id, receipt, "updated", U));
   const end = res.nextVisibleOn?.getTime() ?? NaN;
   expectStatedEnd("Update Message: x-ms-time-next-visible", end, expectPresent("Update Message: the answer's Date", res.date).getTime(), U);
   return invisibleMessage(t, q, id, end, "updated");
