@@ -8,6 +8,8 @@ import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { inStrand } from "../../fixtures/wire/evidence.ts";
 import { defineMatrix, defineTable, type MatrixPlace } from "../../fixtures/harness/registry.ts";
+import { answer, claimOn, SUCCESS, type ClaimedAnswer } from "../../fixtures/harness/claims.ts";
+import type { AcceptedAnswer } from "../../model/answers.ts";
 import { expectUnchanged } from "./blob-kit.ts";
 import { APPENDPOS, MAX, MAXSIZE, POS, type AppendClaim } from "./append-claims.ts";
 import { contentDigest, expectOk, readableUrl, refOf, restRow, sendRaw, viewOf, type BlobRef, type BlobView } from "./rest-kit.ts";
@@ -64,10 +66,33 @@ async function source(t: RowContext, a: AppendBlob, content: string): Promise<st
 
 /** X-A's claims, each beside its row (claimed): the matrix places and the generated mutants (selftest/mutants/append-conditions.ts) read them. */
 export const APPEND_CLAIMS: AppendClaim[] = [];
-/** A row that sends an append condition: its claim is recorded under its ID. */
+/** The requests of the append operations, on a placeholder blob (the request classifier names them). */
+const APPEND_REQUEST: Record<
+  AppendClaim["operation"],
+  { method: string; path: string; query: Record<string, string>; headers?: Record<string, string> }
+> = {
+  "Append Block": { method: "PUT", path: "/c/b", query: { comp: "appendblock" } },
+  "Append Blob Seal": { method: "PUT", path: "/c/b", query: { comp: "seal" } },
+  "Append Block From URL": {
+    method: "PUT",
+    path: "/c/b",
+    query: { comp: "appendblock" },
+    headers: { "x-ms-copy-source": "https://a.blob.core.windows.net/c/s" },
+  },
+};
+
+/** What an append claim says Azure answers, as data (fixtures/harness/claims.ts): a failing value refused with its code, a holding one let through. */
+function appendAnswers(claim: Omit<AppendClaim, "row">): ClaimedAnswer[] {
+  const [fails, holds] = claim.header === APPENDPOS ? ["other", "length"] : ["fails", "holds"];
+  const on = (value: string, answers: AcceptedAnswer[]) =>
+    claimOn("blob", APPEND_REQUEST[claim.operation], { params: { [claim.header]: value }, lease: "available" }, answers);
+  return [...(claim.failing ? [on(fails, [answer(412, claim.code)])] : []), ...(claim.holding ? [on(holds, SUCCESS)] : [])];
+}
+
+/** A row that sends an append condition: its claim is recorded under its ID, and its answers are the row's. */
 function claimed(claim: Omit<AppendClaim, "row">, row: RowDef): RowDef {
   APPEND_CLAIMS.push({ row: row.id, ...claim });
-  return row;
+  return { ...row, answers: [...(row.answers ?? []), ...appendAnswers(claim)] };
 }
 
 const rows = [

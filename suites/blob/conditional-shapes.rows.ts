@@ -27,6 +27,7 @@ import {
 } from "./conditional-shapes.ts";
 import { guid } from "./lease-kit.ts";
 import { OTHER } from "./operations.ts";
+import { answer, conditionClaims, type ClaimedAnswer } from "../../fixtures/harness/claims.ts";
 
 /** The validators a condition is about: the current ones (holding If-Match) and older ones a client may hold. */
 interface Validators {
@@ -236,6 +237,28 @@ async function runShape(t: RowContext, shape: ConditionShape): Promise<void> {
   await eachVariation(HEADERS.map((h) => ({ label: h, run: () => oneCondition(t, shape, s, v, h, content) })));
 }
 
+/** What a shape's row claims Azure answers, as data (fixtures/harness/claims.ts): each condition failing and holding on the request of its shape. */
+function answersOf(shape: ConditionShape): ClaimedAnswer[] {
+  const request = shape.request({ container: "c", blob: "b", snapshot: "s", versionId: "v", leaseId: "l", otherId: "o" });
+  const qualifier = shape.id.includes("/ranged-read/") ? ["range"] : shape.on === "blob" ? undefined : [shape.on];
+  const of = {
+    lease: shape.setup === "lease" ? ("leased" as const) : ("available" as const),
+    ...(qualifier ? { shape: qualifier } : {}),
+    ...(shape.setup === "lease" ? { also: LEASE_ALSO[shape.operation] } : {}),
+  };
+  return HEADERS.flatMap((h) =>
+    conditionClaims("blob", request, h, [answer(refusalOf(shape, h), ...(refusalOf(shape, h) === 412 ? ["ConditionNotMet"] : []))], of),
+  );
+}
+
+/** What a lease action of a shape carries beside the condition. */
+const LEASE_ALSO: Record<string, Record<string, string[]>> = {
+  "Lease Blob (renew)": { "x-ms-lease-id": ["holder"] },
+  "Lease Blob (change)": { "x-ms-lease-id": ["holder"], "x-ms-proposed-lease-id": ["other"] },
+  "Lease Blob (release)": { "x-ms-lease-id": ["holder"] },
+  "Lease Blob (break)": { "x-ms-lease-break-period": ["zero"] },
+};
+
 const rows: RowDef[] = SHAPES.map((shape) => ({
   id: shape.id,
   claim: shapeAt(shape),
@@ -244,6 +267,7 @@ const rows: RowDef[] = SHAPES.map((shape) => ({
   source: blobSource(`${shape.operation}; Specifying Conditional Headers for Blob Service Operations (every shape of the request)`),
   service: "blob",
   waitSeconds: shape.on === "blob" ? 1 : 2,
+  answers: answersOf(shape),
   run: (t: RowContext) => runShape(t, shape),
 }));
 

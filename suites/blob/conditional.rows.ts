@@ -21,6 +21,9 @@ import {
   type OpClaim,
 } from "./conditional-claims.ts";
 import { afterCopySettles, headerValue, history, type History } from "./conditional-kit.ts";
+import { answer, conditionClaims, refusesNone, type ClaimedAnswer } from "../../fixtures/harness/claims.ts";
+import { failingValues } from "../../model/answers.ts";
+import { ACQUIRE } from "./lease-kit.ts";
 
 const SPEC = "Specifying Conditional Headers for Blob Service Operations";
 const sourceOf = (claim: OpClaim, detail: string) =>
@@ -117,6 +120,27 @@ async function runCell(t: RowContext, cell: Cell): Promise<void> {
   return cell.claim.kind === "read" ? evaluatedRead(t, cell, h) : evaluatedWrite(t, cell, h);
 }
 
+/** A placeholder subject: enough for the request classifier to name a record's request. */
+const ANY = { container: "c", blob: "b", sourceUrl: "https://a.blob.core.windows.net/c/s", copyId: "0" };
+
+/** What the cell claims Azure answers, as data (fixtures/harness/claims.ts): its failing and holding header, on a fresh resource. */
+function answersOf(cell: Cell): ClaimedAnswer[] {
+  const { claim } = cell;
+  const request = claim.request(ANY);
+  const of = cell.onSource
+    ? {}
+    : {
+        lease: "available" as const,
+        exists: !claim.creates,
+        ...(claim.slug === "lease-container" || claim.slug === "lease-blob" ? { also: ACQUIRE } : {}),
+      };
+  if (!cell.evaluated)
+    return [refusesNone("blob", request, { ...of, params: { [cell.wireHeader]: failingValues(cell.header) } }, [304, 412])];
+  const code = cell.onSource ? claim.source!.code : (claim.code ?? "ConditionNotMet");
+  const refused = claim.kind === "read" && readRefusal(cell) === 304 ? [answer(304)] : [answer(412, code)];
+  return conditionClaims("blob", request, cell.wireHeader, refused, of);
+}
+
 function cellRow(cell: Cell): RowDef {
   const { claim } = cell;
   const refusal = !cell.evaluated
@@ -134,6 +158,7 @@ function cellRow(cell: Cell): RowDef {
     // The one-second gap between the two writers: start at once, beside everything else.
     waitSeconds: 1,
     matrix: conditionalPlace(claim, headerLabel(cell)),
+    answers: answersOf(cell),
     run: (t) => runCell(t, cell),
   };
 }

@@ -12,6 +12,9 @@ import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { currentEvidence } from "../../fixtures/wire/evidence.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
+import { answer, claimOn, SUCCESS } from "../../fixtures/harness/claims.ts";
+import type { AcceptedAnswer } from "../../model/answers.ts";
+import { op as record } from "./operations.ts";
 import { containerLeaseOpAt, deleteRefused, OPS, req, view, type ContainerOp } from "./container-lease-claims.ts";
 import { containerLeaseSource, containerTarget, guid, holdLease, leaseAction, readLease, SHORTEST, type LeaseTarget } from "./lease-kit.ts";
 import { expectHolder, expectLeaseState, renewedPastOriginalEnd } from "./lease-checks.ts";
@@ -75,6 +78,13 @@ async function runUnleasedWithId(t: RowContext, op: ContainerOp): Promise<void> 
   await expectLeaseState(t, x, `after ${what}`, "available");
 }
 
+/** An operation's request, for its claims (its record in operations.ts). */
+const requestOf = (slug: string) => record(slug).request({ container: "c" });
+/** What a row claims Azure answers (fixtures/harness/claims.ts): `slug`'s request with a lease ID of a kind, on a container leased or not. */
+const idClaim = (slug: string, id: "holder" | "other" | undefined, lease: "leased" | "available", answers: AcceptedAnswer[]) =>
+  claimOn("blob", requestOf(slug), { params: id ? { "x-ms-lease-id": id } : {}, lease }, answers);
+const RENEW = { method: "PUT", path: "/c", query: { restype: "container", comp: "lease" }, headers: { "x-ms-lease-action": "renew" } };
+
 /** A cell of the report's table of operations that honour a container lease. */
 const opsCell = (operation: string, column: string, claim: string) => [{ section: "L-container-lease-ops", row: operation, column, claim }];
 
@@ -89,6 +99,7 @@ for (const op of OPS) {
       source: containerLeaseSource(`${op.operation}, x-ms-lease-id`),
       service: "blob",
       matrix: opsCell(op.operation, "with-id", "Succeeds"),
+      answers: [idClaim(op.slug, "holder", "leased", SUCCESS)],
       run: (t) => runWithId(t, op),
     },
     {
@@ -99,6 +110,7 @@ for (const op of OPS) {
       source: containerLeaseSource(`${op.operation}, x-ms-lease-id; error code LeaseIdMismatchWithContainerOperation`),
       service: "blob",
       matrix: opsCell(op.operation, "wrong-id", "412"),
+      answers: [idClaim(op.slug, "other", "leased", [answer(412, "LeaseIdMismatchWithContainerOperation")])],
       run: (t) => runWrongId(t, op),
     },
     {
@@ -111,6 +123,7 @@ for (const op of OPS) {
       ),
       service: "blob",
       matrix: opsCell(op.operation, "unleased-with-id", "412"),
+      answers: [idClaim(op.slug, "other", "available", [answer(412, "LeaseNotPresentWithContainerOperation")])],
       run: (t) => runUnleasedWithId(t, op),
     },
   );
@@ -124,6 +137,7 @@ rows.push(
     source: containerLeaseSource("Lease Container (renew)"),
     service: "blob",
     matrix: opsCell("Lease Container", "with-id", "200 (renew)"),
+    answers: [claimOn("blob", RENEW, { params: { "x-ms-lease-id": "holder" }, lease: "leased" }, [answer(200)])],
     async run(t) {
       const { x, a } = await leasedContainer(t);
       t.step("renew with the lease ID");
@@ -142,6 +156,7 @@ rows.push(
     source: containerLeaseSource("Lease Container (renew); Lease Blob outcome table, renew B → 409"),
     service: "blob",
     matrix: opsCell("Lease Container", "wrong-id", "409 (renew)"),
+    answers: [claimOn("blob", RENEW, { params: { "x-ms-lease-id": "other" }, lease: "leased" }, [answer(409)])],
     async run(t) {
       const { x, a } = await leasedContainer(t);
       t.step("renew with a wrong lease ID");
@@ -161,6 +176,10 @@ rows.push(
     source: containerLeaseSource("Delete Container (409 when leased) vs error-code table (412 LeaseIdMissing)"),
     service: "blob",
     matrix: opsCell(OPS.find((o) => o.slug === "delete-container")!.operation, "without-id", "Refused (412 or 409)"),
+    answers: [
+      idClaim("delete-container", undefined, "leased", [answer(412, "LeaseIdMissing"), answer(409)]),
+      idClaim("delete-container", "holder", "leased", SUCCESS),
+    ],
     async run(t) {
       const { x, a } = await leasedContainer(t);
       t.step("Delete Container without the lease ID");
@@ -228,6 +247,9 @@ rows.push(
     source: containerLeaseSource("seed: all other container operations succeed on a leased container without the lease ID"),
     service: "blob",
     matrix: OPS.filter((o) => o.slug !== "delete-container").flatMap((o) => opsCell(o.operation, "without-id", "Succeeds")),
+    answers: OPS.filter((o) => o.slug !== "delete-container" && o.slug !== "lease-container").map((o) =>
+      idClaim(o.slug, undefined, "leased", SUCCESS),
+    ),
     async run(t) {
       const { x } = await leasedContainer(t);
       for (const op of OPS.filter((o) => o.slug !== "delete-container")) {

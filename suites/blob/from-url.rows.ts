@@ -14,6 +14,7 @@ import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
 import { HEADER_LABEL } from "./conditional-claims.ts";
 import { blobState, headerValue, newBlobOf, secondLater, type BlobKind } from "./conditional-kit.ts";
 import { FROM_URL_CELLS, FROM_URL_OPS, type FromUrlCell } from "./from-url-claims.ts";
+import { answer, conditionClaims } from "../../fixtures/harness/claims.ts";
 import { SOURCE_CONTENT, type Subject } from "./operations.ts";
 import { surfacePair } from "./operation-pairs.ts";
 import { readableUrl, restRow, sendOperation } from "./rest-kit.ts";
@@ -107,6 +108,13 @@ const rows = FROM_URL_CELLS.map((cell) =>
       claim: cell.at,
       surface: [surfacePair(cell.record, cell.wireHeader)],
       matrix: [{ section: `X-U-${cell.side}`, row: cell.record.operation, column: cell.header, claim: refusalText(cell) }],
+      answers: conditionClaims(
+        "blob",
+        cell.record.request({ container: "c", blob: "b", sourceUrl: "https://a.blob.core.windows.net/c/s" }),
+        cell.wireHeader,
+        cell.refusal.status.flatMap((status) => cell.refusal.code.map((code) => answer(status, code))),
+        cell.side === "destination" ? { lease: "available" } : {},
+      ),
     },
   ),
 );

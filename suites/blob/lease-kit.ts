@@ -11,6 +11,9 @@ import type { RawResponse } from "../../fixtures/wire/raw.ts";
 
 export const guid = (): string => randomUUID();
 
+/** The parameters an acquire carries besides the one a claim is about (model/answers.ts): its duration and proposed ID. */
+export const ACQUIRE = { "x-ms-lease-duration": ["infinite", "in-range"], "x-ms-proposed-lease-id": ["holder", "other"] };
+
 export const blobLeaseSource = (rest: string) => `seed: pessimistic concurrency for blobs; REST: ${rest}`;
 export const containerLeaseSource = (rest: string) => `seed: pessimistic concurrency for containers; REST: ${rest}`;
 

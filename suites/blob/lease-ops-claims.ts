@@ -13,6 +13,9 @@ import { claimAt } from "../../fixtures/harness/locations.ts";
 import type { BlobSnapshot } from "./blob-kit.ts";
 import type { LeaseTarget } from "./lease-kit.ts";
 import { CLAIMS, cellsOf } from "./conditional-claims.ts";
+import { answer, claimOn, SUCCESS, type ClaimedAnswer } from "../../fixtures/harness/claims.ts";
+import { ACQUIRE } from "./lease-kit.ts";
+import { op as record } from "./operations.ts";
 
 export const P = "blob/lease-ops/";
 /** The line of an operation's record (its lease rules) in OPS. */
@@ -315,3 +318,28 @@ export const LEASED_CONDITIONAL = OPS.flatMap((op) => {
   const claim = CLAIMS.find((c) => c.row === `blob/blob-ops/${op.slug}`);
   return claim?.conditional ? [{ op, claim, cells: cellsOf(claim).filter((c) => !c.onSource) }] : [];
 });
+
+/** A placeholder subject: enough for the request classifier to name an operation's request. */
+const ANY = { container: "c", blob: "b", sourceUrl: "https://a.blob.core.windows.net/c/s", copyId: "0" };
+
+/**
+ * What a case claims Azure answers, as data (fixtures/harness/claims.ts): the
+ * operation's request without an ID or with the holder's or another, on a
+ * leased blob (an infinite lease, where the operation needs one) or, for the
+ * last case, on an unleased one.
+ */
+export function answersOf(op: LeaseOp, cs: Case): ClaimedAnswer[] {
+  const lease = op.kind === "lease";
+  const request = lease
+    ? { method: "PUT", path: "/c/b", query: { comp: "lease" }, headers: { "x-ms-lease-action": cs === "without-id" ? "acquire" : "renew" } }
+    : record(op.slug).request(ANY);
+  const id: Record<string, string> = cs === "without-id" ? {} : { "x-ms-lease-id": cs === "with-id" ? "holder" : "other" };
+  const of = {
+    params: id,
+    lease: cs === "unleased-with-id" ? ("available" as const) : ("leased" as const),
+    ...((op.kind === "copy" || op.kind === "abort") && cs !== "unleased-with-id" ? { leaseDuration: "infinite" as const } : {}),
+    ...(lease && cs === "without-id" ? { also: ACQUIRE } : {}),
+  };
+  const c = claim(op, cs);
+  return [claimOn("blob", request, of, c.ok ? SUCCESS : [answer(c.status!, ...(c.code ? [c.code] : []))])];
+}

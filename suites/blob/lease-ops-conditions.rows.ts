@@ -10,6 +10,7 @@ import { eachVariation, expectRawStatus, expectSent, expectTrue } from "../../fi
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import type { RawRequest, RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
+import { answer, claimOn, conditionClaims } from "../../fixtures/harness/claims.ts";
 import { blobSnapshot, expectUnchanged, lastSent, newBlockBlob } from "./blob-kit.ts";
 import type { Cell, OpClaim } from "./conditional-claims.ts";
 import { headerValue, history, type History } from "./conditional-kit.ts";
@@ -107,6 +108,17 @@ const rows: RowDef[] = LEASED_CONDITIONAL.map(({ op, claim, cells }) => ({
   service: "blob",
   // The one-second gap between the two writers of the history: start at once, beside everything else.
   waitSeconds: 1,
+  answers: cells.flatMap((cell) =>
+    conditionClaims(
+      "blob",
+      claim.request({ container: "c", blob: "b", sourceUrl: "https://a.blob.core.windows.net/c/s" }),
+      cell.header,
+      claim.kind === "read" && (cell.header === "if-none-match" || cell.header === "if-modified-since")
+        ? [answer(304)]
+        : [answer(412, claim.code ?? "ConditionNotMet")],
+      { also: { "x-ms-lease-id": ["holder"] }, lease: "leased" },
+    ),
+  ),
   run: (t) => conditionsWithId(t, claim, cells),
 }));
 
@@ -122,6 +134,14 @@ rows.push({
     "Put Blob, Lease Blob; Specifying Conditional Headers for Blob Service Operations; Azurite issue #2637 (Azure's answer quoted)",
   ),
   service: "blob",
+  answers: [
+    claimOn(
+      "blob",
+      { method: "PUT", path: "/c/b", headers: { "x-ms-blob-type": "BlockBlob" } },
+      { params: { "if-none-match": "*" }, lease: "leased", exists: true },
+      [answer(412, "LeaseIdMissing")],
+    ),
+  ],
   async run(t) {
     const c = await t.newContainer();
     const b = await newBlockBlob(t, "original", c);

@@ -10,7 +10,8 @@ import { blobLeaseSource, blobTarget, guid, holdLease, leaseAction } from "./lea
 import { expectLeaseIdSent, expectLeaseState } from "./lease-checks.ts";
 import { op as blobOp } from "./operations.ts";
 import { surfacePairs } from "./operation-pairs.ts";
-import { CASE_TEXT, CASES, claim, leaseOpAt, OPS, P, type Case, type Fixture, type LeaseOp } from "./lease-ops-claims.ts";
+import { answer, claimOn } from "../../fixtures/harness/claims.ts";
+import { answersOf, CASE_TEXT, CASES, claim, leaseOpAt, OPS, P, type Case, type Fixture, type LeaseOp } from "./lease-ops-claims.ts";
 
 async function fixture(t: RowContext, op: LeaseOp): Promise<Fixture> {
   const c = await t.newContainer();
@@ -90,6 +91,7 @@ const rows: RowDef[] = OPS.flatMap((op) =>
     // completes copies at once). Lease Blob's own ID is the lease tables'.
     ...(cs !== "without-id" && op.kind !== "lease" ? { surface: surfacePairs(blobOp(op.slug), "x-ms-lease-id") } : {}),
     matrix: [{ section: "L-blob-lease-ops", row: op.operation, column: cs, claim: claim(op, cs).text }],
+    answers: answersOf(op, cs),
     run: (t: RowContext) => runCase(t, op, cs),
   })),
 );
@@ -100,6 +102,14 @@ rows.push({
   level: "rest",
   source: blobLeaseSource("Copy Blob; error code InfiniteLeaseDurationRequired"),
   service: "blob",
+  answers: [
+    claimOn(
+      "blob",
+      blobOp("copy-blob").request({ container: "c", blob: "b", sourceUrl: "https://a.blob.core.windows.net/c/s" }),
+      { params: { "x-ms-lease-id": "holder" }, lease: "leased", leaseDuration: "fixed" },
+      [answer(412, "InfiniteLeaseDurationRequired")],
+    ),
+  ],
   run: (t) =>
     runCase(
       t,

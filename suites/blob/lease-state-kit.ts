@@ -42,6 +42,7 @@ import {
   ACTIONS,
   BREAK_PERIOD,
   cellAt,
+  cellClaims,
   cellOf,
   columnsOf,
   COLUMNS,
@@ -250,6 +251,7 @@ export function stateCellRows(resource: LeaseResource): RowDef[] {
         // An acquire over an expired lease may wait out the minute the Lease Blob page allows.
         ...(action.startsWith("acquire") && lapses(column) ? { timeoutMs: 60_000 + SHORTEST * 1000 + REACQUIRE_TOLERANCE_MS } : {}),
         matrix: [{ section: matrixKey(resource), row: ACTION_LABEL[action], column, claim: cellText(cell.outcomes) }],
+        answers: cellClaims(resource, action, column, cell.outcomes),
         run: (t: RowContext) => runStateCell(t, resource, action, column),
       };
     }),

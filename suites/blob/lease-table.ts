@@ -5,6 +5,8 @@
 // lease model (lease-model.rows.ts) uses it as its transition table, and
 // selftest/mutants/lease-cells.ts generates a mutant per cell.
 import { claimAt } from "../../fixtures/harness/locations.ts";
+import { answer, claimOn, type ClaimedAnswer } from "../../fixtures/harness/claims.ts";
+import type { LeaseStateOf, ParameterValue } from "../../model/answers.ts";
 import { LASTING, SHORTEST as SHORTEST_LEASE, type LeaseState, type LeaseTarget, type StatedLease } from "./lease-kit.ts";
 
 /** The table's actions, in its row order. A = the holder's ID, B = another ID. */
@@ -272,4 +274,91 @@ export function variationsOf(action: Action, column: Column): Variation[] {
     { lease, shape: { proposed, duration: DURATION_ENDS.inside } },
     ...DURATION_ENDS.outside.map((duration): Variation => ({ lease, shape: { proposed, duration }, outOfRange: true })),
   ];
+}
+
+/** Where a lease table's cells are sent: a blob, a container, a share (file service). */
+export type LeaseHome = "blob" | "container" | "share";
+
+const LEASE_REQUEST: Record<LeaseHome, { service: "blob" | "file"; path: string; query: Record<string, string> }> = {
+  blob: { service: "blob", path: "/c/b", query: { comp: "lease" } },
+  container: { service: "blob", path: "/c", query: { restype: "container", comp: "lease" } },
+  share: { service: "file", path: "/s", query: { restype: "share", comp: "lease" } },
+};
+
+/** A column as a recording shows its state (model/answers.ts LeaseStateOf); none for a column no recording can show. */
+const STATE_OF: Partial<Record<Column, LeaseStateOf[]>> = {
+  available: ["available", "released"],
+  leased: ["leased"],
+  breaking: ["breaking"],
+  broken: ["broken"],
+  expired: ["expired"],
+};
+
+/** The parameters of an action's request in a variation, in the corpus's vocabulary (model/answers.ts). */
+function paramsOf(action: Action, v: Variation): Record<string, ParameterValue> {
+  const proposed = (who: Shape["proposed"]): Record<string, ParameterValue> =>
+    who === "none" ? {} : { "x-ms-proposed-lease-id": who === "A" ? "holder" : "other" };
+  const duration = (d: number | undefined) => ({
+    "x-ms-lease-duration": d === -1 ? "infinite" : d !== undefined && d >= SHORTEST_LEASE && d <= LASTING ? "in-range" : "out-of-range",
+  });
+  switch (action) {
+    case "acquire":
+      return { ...proposed(v.shape.proposed ?? "B"), ...duration(v.shape.duration) };
+    case "acquire-same":
+      return { ...proposed("A"), ...duration(v.shape.duration) };
+    case "renew":
+    case "release":
+      return { "x-ms-lease-id": "holder" };
+    case "renew-other":
+    case "release-other":
+      return { "x-ms-lease-id": "other" };
+    case "change":
+      return { "x-ms-lease-id": "holder", "x-ms-proposed-lease-id": "other" };
+    case "change-other":
+      return { "x-ms-lease-id": "other", "x-ms-proposed-lease-id": "other" };
+    case "break-0":
+      return { "x-ms-lease-break-period": "zero" };
+    case "break-period":
+      return { "x-ms-lease-break-period": "in-range" };
+  }
+}
+
+const VERB: Record<Action, string> = {
+  acquire: "acquire",
+  "acquire-same": "acquire",
+  renew: "renew",
+  "renew-other": "renew",
+  change: "change",
+  "change-other": "change",
+  release: "release",
+  "release-other": "release",
+  "break-0": "break",
+  "break-period": "break",
+};
+
+/**
+ * What a cell claims Azure answers, as data (fixtures/harness/claims.ts): each
+ * variation's request on the column's state, answered as the cell says (a
+ * duration out of range: 400). A column no recording can show (expired, then
+ * written) claims nothing the corpus could match.
+ */
+export function cellClaims(home: LeaseHome, action: Action, column: Column, outcomes: Outcome[]): ClaimedAnswer[] {
+  const states = STATE_OF[column];
+  if (!states) return [];
+  const r = LEASE_REQUEST[home];
+  const request = { method: "PUT", path: r.path, query: r.query, headers: { "x-ms-lease-action": VERB[action] } };
+  return variationsOf(action, column).map((v) =>
+    claimOn(
+      r.service,
+      request,
+      {
+        params: paramsOf(action, v),
+        lease: states,
+        ...(column === "leased" && v.lease !== "none"
+          ? { leaseDuration: v.lease === "infinite" ? ("infinite" as const) : ("fixed" as const) }
+          : {}),
+      },
+      v.outOfRange ? [answer(400)] : outcomes.map((o) => answer(o.status, ...(o.code ? [o.code] : []))),
+    ),
+  );
 }

@@ -7,6 +7,7 @@ import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { expectUnchanged } from "./blob-kit.ts";
 import { N, SEQUENCE_CELLS, SEQUENCE_CONDITIONS, type SequenceCell } from "./page-sequence-claims.ts";
 import { contentDigest, expectOk, refOf, restRow, sendRaw, viewOf, type BlobRef } from "./rest-kit.ts";
+import { answer, claimOn, SUCCESS } from "../../fixtures/harness/claims.ts";
 
 const PUT_PAGE = "Put Page (x-ms-if-sequence-number-le/-lt/-eq)";
 const SET_PROPERTIES = "Set Blob Properties (x-ms-sequence-number-action)";
@@ -84,6 +85,14 @@ const cells = SEQUENCE_CELLS.map((cell) =>
           claim: "412 SequenceNumberConditionNotMet",
         },
       ],
+      answers: (["fails", "holds"] as const).map((v) =>
+        claimOn(
+          "blob",
+          { method: "PUT", path: "/c/b", query: { comp: "page" }, headers: { "x-ms-page-write": cell.write.write } },
+          { params: { [cell.condition.header]: v }, lease: "available" },
+          v === "fails" ? [answer(412, "SequenceNumberConditionNotMet")] : SUCCESS,
+        ),
+      ),
     },
   ),
 );

@@ -15,6 +15,7 @@ import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type ResourceState, type 
 import { surfacePairs } from "./operation-pairs.ts";
 import { expectOk, readableUrl, refOf, restRow, sendOperation, sendRaw } from "./rest-kit.ts";
 import { IF_TAGS, predicate, TAG_CLAIMS, type TagClaim } from "./tags-claims.ts";
+import { answer, claimOn, SUCCESS } from "../../fixtures/harness/claims.ts";
 
 const CONDITIONAL = "Specifying Conditional Headers for Blob Service Operations (Tags Conditional Operations)";
 const SET_TAGS = "Set Blob Tags";
@@ -107,6 +108,9 @@ async function runTagCell(t: RowContext, claim: TagClaim): Promise<void> {
 const settled = (t: RowContext, claim: TagClaim, h: TagHistory) =>
   claim.slug === "copy-blob" ? afterCopySettles(t, () => h.read()) : h.read();
 
+/** A placeholder subject: enough for the request classifier to name a record's request. */
+const ANY_TAGGED = { container: "c", blob: "b", sourceUrl: "https://a.blob.core.windows.net/c/s" };
+
 const generated = TAG_CLAIMS.map((claim) =>
   restRow(
     claim.row,
@@ -122,6 +126,12 @@ const generated = TAG_CLAIMS.map((claim) =>
         claim: column === "predicate" ? "412 ConditionNotMet" : claim.readBack,
       })),
       surface: surfacePairs(claim, IF_TAGS),
+      answers: [
+        claimOn("blob", claim.request(ANY_TAGGED), { params: { [IF_TAGS]: "false" }, lease: "available" }, [
+          answer(412, "ConditionNotMet"),
+        ]),
+        claimOn("blob", claim.request(ANY_TAGGED), { params: { [IF_TAGS]: "true" }, lease: "available" }, SUCCESS),
+      ],
     },
   ),
 );

@@ -159,3 +159,15 @@ export const FILE_LINES = {
 export const fileCell = (line: keyof typeof FILE_LINES): MatrixPlace[] => [
   { section: "F", row: FILE_LINES[line].label, column: "claim", claim: FILE_LINES[line].claim },
 ];
+
+/** The requests of the file operations the lease rows claim answers for, on a placeholder file (the request classifier names them). */
+export const FILE_REQUEST = {
+  create: { method: "PUT", path: "/s/f", headers: { "x-ms-type": "file" } },
+  "put-range": { method: "PUT", path: "/s/f", query: { comp: "range" } },
+  "set-metadata": { method: "PUT", path: "/s/f", query: { comp: "metadata" } },
+  "set-properties": { method: "PUT", path: "/s/f", query: { comp: "properties" } },
+  delete: { method: "DELETE", path: "/s/f" },
+  get: { method: "GET", path: "/s/f" },
+  "get-properties": { method: "HEAD", path: "/s/f" },
+  lease: (action: string) => ({ method: "PUT", path: "/s/f", query: { comp: "lease" }, headers: { "x-ms-lease-action": action } }),
+} as const;

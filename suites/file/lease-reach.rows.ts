@@ -9,10 +9,12 @@ import { eachVariation, expectEqual, expectRawStatus, expectTrue } from "../../f
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
-import { fileCell, fileSource } from "./file-kit.ts";
+import { FILE_REQUEST, fileCell, fileSource } from "./file-kit.ts";
+import { answer, claimOn, SUCCESS } from "../../fixtures/harness/claims.ts";
 import { CONTENT, durable, leaseSubject, newSubject, pathOf, putFile, readState, sharePath, type Subject } from "./surface/surface-kit.ts";
 
 const NOT_PRESENT = { status: 412, code: "LeaseNotPresentWithFileOperation" };
+const NOT_PRESENT_ANSWER = answer(412, "LeaseNotPresentWithFileOperation");
 
 const setMetadata = (t: RowContext, s: Subject, segs: string[], value: string, id?: string): Promise<RawResponse> =>
   t.raw("file", {
@@ -153,6 +155,11 @@ const source = (rest: string) => fileSource(`Lease File; catalogue S (Files): ${
 const rows: RowDef[] = [
   {
     id: "file/lease/id-on-unleased",
+    answers: [FILE_REQUEST["get-properties"], FILE_REQUEST["set-metadata"]].map((r) =>
+      claimOn("file", r, { params: { "x-ms-lease-id": ["holder", "other"] }, lease: ["available", "released", "broken"] }, [
+        NOT_PRESENT_ANSWER,
+      ]),
+    ),
     title:
       "A lease ID on a file that holds no lease (never leased, released, broken) → 412 LeaseNotPresentWithFileOperation on a read and a write, the file unchanged",
     level: "rest",
@@ -170,6 +177,10 @@ const rows: RowDef[] = [
   },
   {
     id: "file/lease/reach/sibling",
+    answers: [
+      claimOn("file", FILE_REQUEST["set-metadata"], { params: { "x-ms-lease-id": "other" }, lease: "available" }, [NOT_PRESENT_ANSWER]),
+      claimOn("file", FILE_REQUEST["set-metadata"], { params: {}, lease: "available" }, SUCCESS),
+    ],
     title:
       "A file lease is the lease of one file: another file of the directory, or of the same name in another share, takes writes without an ID, and the lease's ID sent to it → 412 LeaseNotPresentWithFileOperation, unchanged",
     level: "rest",

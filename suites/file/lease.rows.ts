@@ -10,7 +10,21 @@ import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { claimAt } from "../../fixtures/harness/locations.ts";
 import { surfaceOf } from "./surface/surface-claims.ts";
-import { durable, fileCell, fileSource, fill, listNames, newFile, rawPath, readFile, SIZE, viaClient, type FileState } from "./file-kit.ts";
+import {
+  durable,
+  FILE_REQUEST,
+  fileCell,
+  fileSource,
+  fill,
+  listNames,
+  newFile,
+  rawPath,
+  readFile,
+  SIZE,
+  viaClient,
+  type FileState,
+} from "./file-kit.ts";
+import { answer, claimOn, SUCCESS } from "../../fixtures/harness/claims.ts";
 
 const P = "file/lease/";
 const source = (rest: string) => fileSource(`Lease File; ${rest}`);
@@ -26,7 +40,7 @@ async function leasedFile(t: RowContext): Promise<{ f: ShareFileClient; leaseId:
 }
 
 interface WriteOp {
-  slug: string;
+  slug: "create" | "put-range" | "set-metadata" | "set-properties" | "delete";
   operation: string;
   /** Performs the write with the given lease ID (none when undefined). */
   write(f: ShareFileClient, leaseId: string | undefined): Promise<unknown>;
@@ -229,6 +243,14 @@ async function etagUnchanged(t: RowContext): Promise<void> {
 const rows: RowDef[] = [
   {
     id: "file/lease/acquire/infinite",
+    answers: [
+      claimOn(
+        "file",
+        FILE_REQUEST.lease("acquire"),
+        { params: { "x-ms-lease-duration": "infinite", "x-ms-proposed-lease-id": "other" }, lease: "leased" },
+        [answer(409, "LeaseAlreadyPresent")],
+      ),
+    ],
     title: "Acquire an infinite lease: leased/locked/infinite; another ID cannot acquire it",
     level: "rest",
     source: source("acquire, x-ms-lease-duration -1"),
@@ -237,6 +259,14 @@ const rows: RowDef[] = [
   },
   {
     id: "file/lease/acquire/finite-refused",
+    answers: [
+      claimOn(
+        "file",
+        FILE_REQUEST.lease("acquire"),
+        { params: { "x-ms-lease-duration": "in-range" }, also: { "x-ms-proposed-lease-id": ["other"] }, lease: ["available", "released"] },
+        [answer(400)],
+      ),
+    ],
     title: "Acquire with a finite duration is refused (400); -1 succeeds",
     level: "rest",
     source: source("x-ms-lease-duration: only -1 for files"),
@@ -270,6 +300,10 @@ const rows: RowDef[] = [
   ...WRITES.flatMap((op) => [
     {
       id: `${P}${op.slug}/without-id`,
+      answers: [
+        claimOn("file", FILE_REQUEST[op.slug], { params: {}, lease: "leased" }, [answer(412, "LeaseIdMissing")]),
+        claimOn("file", FILE_REQUEST[op.slug], { params: { "x-ms-lease-id": "holder" }, lease: "leased" }, SUCCESS),
+      ],
       claim: claimAt(import.meta.url, `slug: "${op.slug}",`),
       title: `${op.operation} on a leased file without the lease ID → 412 LeaseIdMissing, file unchanged; with the ID it succeeds`,
       level: "rest" as const,
@@ -279,6 +313,12 @@ const rows: RowDef[] = [
     },
     {
       id: `${P}${op.slug}/wrong-id`,
+      answers: [
+        claimOn("file", FILE_REQUEST[op.slug], { params: { "x-ms-lease-id": "other" }, lease: "leased" }, [
+          answer(412, "LeaseIdMismatchWithFileOperation"),
+        ]),
+        claimOn("file", FILE_REQUEST[op.slug], { params: { "x-ms-lease-id": "holder" }, lease: "leased" }, SUCCESS),
+      ],
       claim: claimAt(import.meta.url, `slug: "${op.slug}",`),
       title: `${op.operation} on a leased file with another lease ID → 412 LeaseIdMismatchWithFileOperation, file unchanged; with the holder's ID it succeeds`,
       level: "rest" as const,
@@ -289,6 +329,7 @@ const rows: RowDef[] = [
   ]),
   {
     id: "file/lease/reads-need-no-id",
+    answers: [FILE_REQUEST.get, FILE_REQUEST["get-properties"]].map((r) => claimOn("file", r, { params: {}, lease: "leased" }, SUCCESS)),
     title: "Get File, Get File Properties/Metadata and List need no lease ID on a leased file",
     level: "rest",
     source: source("Get File, Get File Properties, Get File Metadata"),

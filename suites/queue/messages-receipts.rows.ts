@@ -15,16 +15,27 @@ import {
   queueCell,
   queueSource,
   queueWithMessage,
+  MESSAGE_REQUEST,
   receiptOf,
   receiveOne,
   staleReceiptRefused,
   type StaleRefusal,
   visibleIds,
 } from "./queue-kit.ts";
+import { answer, claimOn } from "../../fixtures/harness/claims.ts";
+
+/** What an Update Message carries beside its receipt: a visibility timeout in range. */
+const RECEIPT_ALSO = { visibilitytimeout: ["zero", "in-range"] };
 
 const rows: RowDef[] = [
   {
     id: "queue/delete-message/requires-pop-receipt",
+    answers: [
+      claimOn("queue", MESSAGE_REQUEST.delete, { params: { popreceipt: "stale" } }, [answer(404, "MessageNotFound")]),
+      claimOn("queue", MESSAGE_REQUEST.update, { params: { popreceipt: "stale" }, also: RECEIPT_ALSO }, [answer(404, "MessageNotFound")]),
+      claimOn("queue", MESSAGE_REQUEST.delete, { params: { popreceipt: "malformed" } }, [answer(400)]),
+      claimOn("queue", MESSAGE_REQUEST.delete, { params: { popreceipt: "current" }, exists: true }, [answer(204)]),
+    ],
     matrix: queueCell("requires-pop-receipt"),
     title:
       "Delete Message: current receipt → deleted; a stale receipt (superseded by an update or a later dequeue) → refused and the message stays; a malformed one → 400",
@@ -80,6 +91,10 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/delete-message/requires-pop-receipt/stale-receipt-code",
+    answers: [
+      claimOn("queue", MESSAGE_REQUEST.delete, { params: { popreceipt: "stale" } }, [answer(404, "MessageNotFound")]),
+      claimOn("queue", MESSAGE_REQUEST.update, { params: { popreceipt: "stale" }, also: RECEIPT_ALSO }, [answer(404, "MessageNotFound")]),
+    ],
     title:
       "A stale pop receipt (superseded by Update Message or a later dequeue) on Delete Message and Update Message is refused with 404 MessageNotFound, the message unchanged",
     level: "rest",
@@ -118,6 +133,10 @@ const rows: RowDef[] = [
   },
   {
     id: "queue/update-message/last-writer-wins",
+    answers: [
+      claimOn("queue", MESSAGE_REQUEST.update, { params: { popreceipt: "current" }, also: RECEIPT_ALSO, exists: true }, [answer(204)]),
+      claimOn("queue", MESSAGE_REQUEST.update, { params: { popreceipt: "stale" }, also: RECEIPT_ALSO }, [answer(404, "MessageNotFound")]),
+    ],
     matrix: queueCell("update-last-writer-wins"),
     title:
       "Update Message checks only the receipt: it returns a new receipt, the old one stops working, the last update's text is what is read",

@@ -239,3 +239,11 @@ export const QUEUE_LINES = {
 export const queueCell = (line: keyof typeof QUEUE_LINES): MatrixPlace[] => [
   { section: "Q", row: QUEUE_LINES[line], column: "claim", claim: "Yes" },
 ];
+
+/** The requests of the message operations on a placeholder message (the request classifier names them). */
+export const MESSAGE_REQUEST = {
+  put: { method: "POST", path: "/q/messages" },
+  get: { method: "GET", path: "/q/messages" },
+  update: { method: "PUT", path: "/q/messages/m" },
+  delete: { method: "DELETE", path: "/q/messages/m" },
+} as const;

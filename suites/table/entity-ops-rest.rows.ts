@@ -24,6 +24,8 @@ import {
   STALE_TABLE_ETAG,
   written,
 } from "./table-kit.ts";
+import { answer, claimOn } from "../../fixtures/harness/claims.ts";
+import { ENTITY_REQUEST } from "./table-kit.ts";
 
 const P = ENTITY_OPS_PREFIX;
 const NOT_FOUND = { status: 404, code: "ResourceNotFound" };
@@ -45,6 +47,11 @@ for (const w of WRITERS) {
     level: "rest",
     source: entitySource(`${w.operation}: If-Match on an entity that does not exist`),
     service: "table",
+    answers: [
+      claimOn("table", ENTITY_REQUEST(w.method), { params: { "if-match": ["*", "other"] }, exists: false }, [
+        answer(404, "ResourceNotFound"),
+      ]),
+    ],
     async run(t) {
       const table = await t.newTable();
       for (const [label, ifMatch] of [
@@ -167,6 +174,7 @@ rows.push({
   level: "rest",
   source: entitySource("Insert Entity: EntityAlreadyExists"),
   service: "table",
+  answers: [claimOn("table", ENTITY_REQUEST("POST"), { params: {}, exists: true }, [answer(409, "EntityAlreadyExists")])],
   async run(t) {
     const { table, rk } = await newEntity(t, { state: "original" });
     const before = await mustRead(table, rk, "read before");

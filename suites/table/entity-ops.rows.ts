@@ -35,6 +35,8 @@ import {
   written,
   type Props,
 } from "./table-kit.ts";
+import { answer, claimOn, SUCCESS } from "../../fixtures/harness/claims.ts";
+import { ENTITY_REQUEST } from "./table-kit.ts";
 
 const P = ENTITY_OPS_PREFIX;
 const CONDITION_FAILED = { status: 412, code: "UpdateConditionNotSatisfied" };
@@ -282,6 +284,8 @@ const TESTS: Record<string, EntityTests> = {
   },
 };
 
+const METHOD: Record<string, "PUT" | "MERGE" | "DELETE"> = { "update-entity": "PUT", "merge-entity": "MERGE", "delete-entity": "DELETE" };
+
 const rows: RowDef[] = ENTITY_OPS.flatMap((op) => [
   {
     id: `${P}${op.slug}/etag`,
@@ -303,6 +307,16 @@ const rows: RowDef[] = ENTITY_OPS.flatMap((op) => [
     source: entitySource(op.rest),
     service: "table" as const,
     matrix: [{ section: "TB", row: op.operation, column: "ifMatch", claim: op.ifMatch ? "Yes" : "No" }],
+    ...(op.writes === "conditional"
+      ? {
+          answers: [
+            claimOn("table", ENTITY_REQUEST(METHOD[op.slug]), { params: { "if-match": "other" }, exists: true }, [
+              answer(412, "UpdateConditionNotSatisfied"),
+            ]),
+            claimOn("table", ENTITY_REQUEST(METHOD[op.slug]), { params: { "if-match": ["current", "*"] }, exists: true }, SUCCESS),
+          ],
+        }
+      : {}),
     run: TESTS[op.slug].ifMatchTest,
   },
 ]);

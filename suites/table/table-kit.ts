@@ -205,3 +205,7 @@ export function parseSubResponses(body: string): SubResponse[] {
   }
   return out;
 }
+
+/** The request of a table entity operation on a placeholder entity (the request classifier names it: an If-Match makes Update and Merge what they are). */
+export const ENTITY_REQUEST = (method: "PUT" | "MERGE" | "DELETE" | "POST") =>
+  method === "POST" ? { method, path: "/t" } : { method, path: "/t(PartitionKey='p',RowKey='r')", headers: { "if-match": "*" } };

@@ -8,6 +8,8 @@ import { expectPresent, expectRawStatus } from "../../../fixtures/harness/assert
 import type { RowContext } from "../../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../../fixtures/wire/raw.ts";
 import { kindOf, type SurfaceKind } from "../../../model/surface.ts";
+import { failingValues, holdingValues, type AcceptedAnswer } from "../../../model/answers.ts";
+import { answer, claimOn, SUCCESS, type ClaimedAnswer } from "../../../fixtures/harness/claims.ts";
 import { newBlockBlob, newPageBlob, STALE_ETAG } from "../blob-kit.ts";
 import { newBlobOf } from "../conditional-kit.ts";
 import { LEASE_ID, SOURCE_CONTENT } from "../operations.ts";
@@ -269,3 +271,41 @@ export function valuesOf(cell: SurfaceCell, s: SurfaceState): { failing: string;
 }
 
 export type { RawResponse };
+
+const ANY_SURFACE: SurfaceSubject = {
+  container: "c",
+  blob: "b",
+  sourceUrl: "https://a.blob.core.windows.net/c/s",
+  snapshot: "s",
+  renamed: "r",
+};
+
+/** A cell's failing and holding values in the corpus's vocabulary (model/answers.ts), by its parameter's kind. */
+function vocabulary(cell: SurfaceCell): { failing: string[]; holding: string[] } {
+  const p = cell.parameter;
+  if (cell.kind === "condition" || cell.kind === "source condition")
+    return p.endsWith("-tags") ? { failing: ["false"], holding: ["true"] } : { failing: failingValues(p), holding: holdingValues(p) };
+  if (cell.kind === "tag predicate") return { failing: ["false"], holding: ["true"] };
+  if (p === "x-ms-proposed-lease-id") return { failing: ["not-guid"], holding: ["other"] };
+  if (cell.kind === "lease id") return { failing: ["other"], holding: ["holder"] };
+  return { failing: ["fails"], holding: ["holds"] };
+}
+
+/**
+ * What a cell claims Azure answers, as data (fixtures/harness/claims.ts): the
+ * record's request with a failing value, refused as section S says (or, a
+ * disputed pair, also let through), and with a holding one, let through.
+ */
+export function answersOfCell(cell: SurfaceCell): ClaimedAnswer[] {
+  const request = cell.op.request(ANY_SURFACE);
+  const { failing, holding } = vocabulary(cell);
+  const leased = needsOf(cell).includes("lease");
+  const of = { lease: leased ? ("leased" as const) : ("available" as const), ...(leased ? { leaseDuration: "infinite" as const } : {}) };
+  const refused: AcceptedAnswer[] = cell.refusal.code.length
+    ? cell.refusal.code.map((code) => answer(cell.refusal.status, code))
+    : [answer(cell.refusal.status)];
+  return [
+    claimOn("blob", request, { ...of, params: { [cell.parameter]: failing } }, cell.disputed ? [...refused, ...SUCCESS] : refused),
+    claimOn("blob", request, { ...of, params: { [cell.parameter]: holding } }, SUCCESS),
+  ];
+}

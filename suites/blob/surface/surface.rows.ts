@@ -11,7 +11,7 @@ import type { RawResponse } from "../../../fixtures/wire/raw.ts";
 import { notAvailable } from "../../../fixtures/wire/signals.ts";
 import { expectUnchanged, lastSent } from "../blob-kit.ts";
 import { expectOk } from "../rest-kit.ts";
-import { cellsOf, stateOf, subjectOf, valuesOf, type SurfaceCell } from "./surface-kit.ts";
+import { answersOfCell, cellsOf, stateOf, subjectOf, valuesOf, type SurfaceCell } from "./surface-kit.ts";
 import { SURFACE_OPS, surfaceOpAt, type SurfaceSubject } from "./surface-ops.ts";
 
 const SOURCE = "Section S: every operation honours every concurrency parameter it takes";
@@ -86,6 +86,7 @@ function cellRow(cell: SurfaceCell): RowDef {
     source: `REST: ${op.operation}; ${SOURCE}${cell.disputed ? `; disputed: ${cell.disputed}` : ""}`,
     service: "blob",
     surface: [{ operation: op.operation, parameter }],
+    answers: answersOfCell(cell),
     run: (t) => runCell(t, cell),
   };
 }

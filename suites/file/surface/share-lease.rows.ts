@@ -5,7 +5,8 @@
 // lease locks: the share's writes, until it is broken; never its reads or files.
 import type { RowContext, RowDef } from "../../../fixtures/harness/engine.ts";
 import { defineTable } from "../../../fixtures/harness/registry.ts";
-import { ACTION_LABEL, ACTIONS, cellAt, onState, TABLE } from "../../blob/lease-table.ts";
+import { ACTION_LABEL, ACTIONS, cellAt, cellClaims, onState, TABLE } from "../../blob/lease-table.ts";
+import { answer, claimOn } from "../../../fixtures/harness/claims.ts";
 import {
   cell,
   deleteRequiresId,
@@ -32,10 +33,22 @@ const cells: RowDef[] = ACTIONS.flatMap((action) =>
       level: "rest" as const,
       source: source("the blob lease state table (catalogue L) on a share"),
       service: "file" as const,
+      answers: cellClaims("share", action, state, [o]),
       run: (t: RowContext) => cell(t, action, state),
     };
   }),
 );
+
+/** The share requests the rows claim answers for, on a placeholder share (the request classifier names them). */
+const SHARE = (method: string, comp?: string, headers: Record<string, string> = {}) => ({
+  method,
+  path: "/s",
+  query: { restype: "share", ...(comp ? { comp } : {}) },
+  headers,
+});
+const SETS = [SHARE("PUT", "metadata"), SHARE("PUT", "properties"), SHARE("PUT", "acl")];
+const READS = [SHARE("GET"), SHARE("GET", "metadata"), SHARE("GET", "acl"), SHARE("GET", "stats")];
+const LEASE = (action: string) => SHARE("PUT", "lease", { "x-ms-lease-action": action });
 
 const rows: RowDef[] = [
   ...cells,
@@ -45,6 +58,28 @@ const rows: RowDef[] = [
     level: "rest",
     source: source("x-ms-lease-duration: 15–60 or -1"),
     service: "file",
+    answers: [
+      claimOn(
+        "file",
+        LEASE("acquire"),
+        {
+          params: { "x-ms-lease-duration": "out-of-range" },
+          also: { "x-ms-proposed-lease-id": ["other"] },
+          lease: ["available", "released"],
+        },
+        [answer(400)],
+      ),
+      claimOn(
+        "file",
+        LEASE("acquire"),
+        {
+          params: { "x-ms-lease-duration": ["in-range", "infinite"] },
+          also: { "x-ms-proposed-lease-id": ["other", "holder"] },
+          lease: ["available", "released"],
+        },
+        [answer(201)],
+      ),
+    ],
     run: (t) => range(t, "duration"),
   },
   {
@@ -53,6 +88,10 @@ const rows: RowDef[] = [
     level: "rest",
     source: source("x-ms-lease-break-period: 0–60"),
     service: "file",
+    answers: [
+      claimOn("file", LEASE("break"), { params: { "x-ms-lease-break-period": "out-of-range" }, lease: "leased" }, [answer(400)]),
+      claimOn("file", LEASE("break"), { params: { "x-ms-lease-break-period": ["in-range", "zero"] }, lease: "leased" }, [answer(202)]),
+    ],
     run: (t) => range(t, "break-period"),
   },
   {
@@ -62,6 +101,10 @@ const rows: RowDef[] = [
     level: "rest",
     source: source("Delete Share (x-ms-lease-id), a share lease locks deletion"),
     service: "file",
+    answers: [
+      claimOn("file", SHARE("DELETE"), { params: {}, lease: ["leased", "breaking"] }, [answer(412, "LeaseIdMissing")]),
+      claimOn("file", SHARE("DELETE"), { params: {}, lease: "broken" }, [answer(202)]),
+    ],
     run: deleteRequiresId,
   },
   {
@@ -70,6 +113,7 @@ const rows: RowDef[] = [
     level: "rest",
     source: source("a share lease leaves the share's reads open"),
     service: "file",
+    answers: READS.map((r) => claimOn("file", r, { params: {}, lease: "leased" }, [answer(200)])),
     run: othersShared,
   },
   {
@@ -79,6 +123,10 @@ const rows: RowDef[] = [
     level: "rest",
     source: source("set operations require the lease ID (live: Set Share Metadata → 412 LeaseIdMissing)"),
     service: "file",
+    answers: SETS.flatMap((r) => [
+      claimOn("file", r, { params: {}, lease: ["leased", "breaking"] }, [answer(412, "LeaseIdMissing")]),
+      claimOn("file", r, { params: { "x-ms-lease-id": "holder" }, lease: ["leased", "breaking"] }, [answer(200)]),
+    ]),
     run: setRequiresId,
   },
   {
@@ -87,6 +135,9 @@ const rows: RowDef[] = [
     level: "rest",
     source: source("a share answers the container's codes (live: LeaseLost after a break)"),
     service: "file",
+    answers: [READS[0], SETS[0]].map((r) =>
+      claimOn("file", r, { params: { "x-ms-lease-id": "holder" }, lease: "broken" }, [answer(412, "LeaseLost")]),
+    ),
     run: lostAfterBreak,
   },
   {
@@ -104,6 +155,7 @@ const rows: RowDef[] = [
     level: "rest",
     source: source("renew, release"),
     service: "file",
+    answers: [claimOn("file", LEASE("renew"), { params: { "x-ms-lease-id": "holder" }, lease: "released" }, [answer(409)])],
     run: renewAfterRelease,
   },
 ];

@@ -8,6 +8,8 @@ import type { RawResponse } from "../../../fixtures/wire/raw.ts";
 import { currentEvidence } from "../../../fixtures/wire/evidence.ts";
 import { notAvailable, preconditionFailed } from "../../../fixtures/wire/signals.ts";
 import type { Rule, SurfaceClaim } from "./surface-claims.ts";
+import { answer, claimOn, type ClaimedAnswer } from "../../../fixtures/harness/claims.ts";
+import type { LeaseStateOf } from "../../../model/answers.ts";
 import { durable, leaseSubject, newSubject, pathOf, readState, type State, type Subject } from "./surface-kit.ts";
 import { crcOf, opNamed, type SurfaceOp } from "./surface-ops.ts";
 
@@ -207,4 +209,48 @@ export async function runPair(t: RowContext, c: SurfaceClaim): Promise<void> {
     if (!k.unleased && !s.leasedNow) await takeLease(t, op, s);
     await runCase(t, c, op, s, k, ++round, read);
   }
+}
+
+/** A case's value in the corpus's vocabulary (model/answers.ts). */
+function valueOfCase(c: SurfaceClaim, k: Case, s: Subject): string | undefined {
+  const v = k.value(s);
+  if (v === null) return undefined;
+  if (c.parameter.endsWith("-crc64")) return k.refused ? "fails" : "holds";
+  if (c.parameter === "x-ms-lease-duration")
+    return v === "-1" ? "infinite" : Number(v) >= 15 && Number(v) <= 60 ? "in-range" : "out-of-range";
+  if (c.parameter === "x-ms-lease-break-period")
+    return v === "0" ? "zero" : Number(v) >= 1 && Number(v) <= 60 ? "in-range" : "out-of-range";
+  if (c.parameter === "x-ms-proposed-lease-id") return v === "not-a-guid" ? "not-guid" : v === s.holder ? "holder" : "other";
+  return v === s.holder && !k.unleased ? "holder" : "other";
+}
+
+const ANY_FILE: Subject = {
+  share: "s",
+  path: ["f"],
+  other: ["g"],
+  leased: ["f"],
+  holder: "h",
+  another: "o",
+  next: "n",
+  leasedNow: false,
+  source: { path: ["src"], url: "https://a.file.core.windows.net/s/src", content: "" },
+  copyId: "0",
+  url: (segs) => `https://a.file.core.windows.net/s/${segs.join("/")}`,
+};
+
+/** What a pair's row claims Azure answers, as data (fixtures/harness/claims.ts): each case's request and its answer. */
+export function answersOfPair(c: SurfaceClaim): ClaimedAnswer[] {
+  const op = opNamed(c.op);
+  return casesOf(c).map((k) => {
+    const value = valueOfCase(c, k, ANY_FILE);
+    const params: Record<string, string> = value === undefined ? {} : { [c.parameter]: value };
+    const lease = k.unleased ? (["available", "released"] as LeaseStateOf[]) : (["leased"] as LeaseStateOf[]);
+    const refused = k.refused ? [answer(k.refused.status, ...(k.refused.code ? [k.refused.code] : []))] : [];
+    return claimOn(
+      "file",
+      op.request(ANY_FILE, {}, 1),
+      { params, lease },
+      k.refused ? (k.either ? [...refused, answer(op.ok)] : refused) : [answer(op.ok)],
+    );
+  });
 }

@@ -6,7 +6,7 @@ import type { RowContext, RowDef } from "../../../fixtures/harness/engine.ts";
 import { claimAt } from "../../../fixtures/harness/locations.ts";
 import { defineTable } from "../../../fixtures/harness/registry.ts";
 import { claimText, CLAIMS, CLAIMS_URL, surfaceRowId } from "./surface-claims.ts";
-import { mayPermitFailing, runPair, titleOf } from "./surface-rules.ts";
+import { answersOfPair, mayPermitFailing, runPair, titleOf } from "./surface-rules.ts";
 
 const rows: RowDef[] = CLAIMS.filter((c) => !c.coveredBy).map((c) => ({
   id: surfaceRowId(c),
@@ -16,6 +16,7 @@ const rows: RowDef[] = CLAIMS.filter((c) => !c.coveredBy).map((c) => ({
   source: `catalogue S; REST: ${c.op} (${c.parameter})${c.disputed ? `; disputed: ${c.disputed}` : ""}`,
   service: "file",
   surface: [{ operation: c.op, parameter: c.parameter }],
+  answers: answersOfPair(c),
   run: (t: RowContext) => runPair(t, c),
 }));
 

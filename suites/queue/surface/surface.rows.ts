@@ -16,7 +16,8 @@ import type { RawResponse } from "../../../fixtures/wire/raw.ts";
 import { currentEvidence } from "../../../fixtures/wire/evidence.ts";
 import { expectOk } from "../../blob/rest-kit.ts";
 import { ANY_QUEUE_SUBJECT, queueOp } from "../operations.ts";
-import { peek, queueSource, rawGetMessages } from "../queue-kit.ts";
+import { MESSAGE_REQUEST, peek, queueSource, rawGetMessages } from "../queue-kit.ts";
+import { answer, claimOn, SUCCESS, type ClaimedAnswer } from "../../../fixtures/harness/claims.ts";
 
 export interface QueueSurfaceCell {
   operation: "Put Message" | "Update Message";
@@ -161,6 +162,25 @@ async function updateMessage(t: RowContext, cell: QueueSurfaceCell): Promise<Raw
   return refused;
 }
 
+/** What a cell claims Azure answers, as data (fixtures/harness/claims.ts): out of range refused 400 with either code, in range let through. */
+function answersOf(cell: QueueSurfaceCell): ClaimedAnswer[] {
+  const request = cell.operation === "Put Message" ? MESSAGE_REQUEST.put : MESSAGE_REQUEST.update;
+  const other = cell.parameter === "visibilitytimeout" ? "messagettl" : "visibilitytimeout";
+  const also: Record<string, string[]> = {
+    [other]: ["zero", "in-range", "infinite"],
+    ...(cell.operation === "Update Message" ? { popreceipt: ["current"] } : {}),
+  };
+  return [
+    claimOn(
+      "queue",
+      request,
+      { params: { [cell.parameter]: "out-of-range" }, also },
+      REFUSAL.code.map((c) => answer(400, c)),
+    ),
+    claimOn("queue", request, { params: { [cell.parameter]: ["zero", "in-range", "infinite"] }, also }, SUCCESS),
+  ];
+}
+
 function cellRow(cell: QueueSurfaceCell): RowDef {
   return {
     id: `queue/surface/${cell.slug}/${cell.parameter}`,
@@ -170,6 +190,7 @@ function cellRow(cell: QueueSurfaceCell): RowDef {
     source: queueSource(`${cell.operation}; section S: every operation honours every concurrency parameter it takes`),
     service: "queue",
     surface: [{ operation: cell.operation, parameter: cell.parameter }],
+    answers: answersOf(cell),
     async run(t) {
       const refused = await (cell.operation === "Put Message" ? putMessage(t, cell) : updateMessage(t, cell));
       t.note("code", refused.errorCode ?? null);
