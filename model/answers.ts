@@ -27,7 +27,7 @@ export type AnswerService = "blob" | "queue" | "table" | "file";
  *   source's): `before`, `equal`, `after` the resource's Last-Modified;
  * - a lease ID (`x-ms-lease-id`; `x-ms-source-lease-id` of the source):
  *   `holder` (the ID of the resource's current or last lease, whatever its
- *   state now), `other`;
+ *   state now), `other` (another GUID), `not-guid`;
  * - `x-ms-proposed-lease-id`: `holder` (the resource's current or last
  *   lease ID, as a holder re-acquiring proposes it), `other` (another GUID),
  *   `not-guid`;
@@ -142,7 +142,7 @@ export function kindOfValue(parameter: string): string {
 export const VALUES: Record<string, readonly string[]> = {
   etag: ["current", "other", "*"],
   date: ["before", "equal", "after"],
-  "lease id": ["holder", "other"],
+  "lease id": ["holder", "other", "not-guid"],
   "proposed lease id": ["holder", "other", "not-guid"],
   "lease duration": ["infinite", "in-range", "out-of-range"],
   "break period": ["zero", "in-range", "out-of-range"],

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assert } from "chai";
-import { loadAllSuites, registeredRows } from "../../fixtures/harness/registry.ts";
+import { claimedAnswersWithoutRow, loadAllSuites, registeredRows } from "../../fixtures/harness/registry.ts";
 import { ROOT } from "../../fixtures/paths.ts";
 import { contradictionsOf, parseAnswers, recordMatches, shapeKey, type ClaimedAnswer, type RecordedAnswer } from "../../model/answers.ts";
 
@@ -33,6 +33,10 @@ describe("Azure's own answers: no row claims what a recorded live answer contrad
     assert.isAtLeast(RECORDS.length, 500);
     assert.isAtLeast(new Set(RECORDS.map((r) => r.source.sdk)).size, 4);
     assert.sameMembers([...new Set(RECORDS.map((r) => r.service))], ["blob", "queue", "table", "file"]);
+  });
+
+  it("every ID of suites/claimed-answers.ts is a registered row", function () {
+    assert.deepEqual(claimedAnswersWithoutRow(), []);
   });
 
   it("no claim of any row is contradicted by a recorded answer of its shape", function () {

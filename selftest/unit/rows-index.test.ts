@@ -4,18 +4,21 @@ import { readFileSync } from "node:fs";
 import { assert } from "chai";
 import { ROWS_INDEX, rowsIndex } from "../../bin/rows-index.ts";
 import { registeredRows } from "../../fixtures/harness/registry.ts";
+import { BASIS_FILE } from "../../fixtures/paths.ts";
 
 describe("the rows index (catalogue/rows.tsv)", function () {
   let text = "";
+  let basis = "";
   before(async function () {
-    text = await rowsIndex();
+    ({ text, basis } = await rowsIndex());
   });
 
-  it("is current: npm run rows writes what is committed", function () {
+  it("is current: npm run rows writes what is committed (catalogue/rows.tsv and catalogue/basis.json)", function () {
     assert.isTrue(readFileSync(ROWS_INDEX, "utf8") === text, "catalogue/rows.tsv is stale: run npm run rows and commit it");
+    assert.isTrue(readFileSync(BASIS_FILE, "utf8") === basis, "catalogue/basis.json is stale: run npm run rows and commit it");
   });
 
-  it("has one line per registered row, with its level, the line of its claim and its runner", function () {
+  it("has one line per registered row, with its level, the line of its claim, its runner and its basis", function () {
     const lines = text
       .split("\n")
       .filter((l) => l && !l.startsWith("#"))
@@ -27,7 +30,13 @@ describe("the rows index (catalogue/rows.tsv)", function () {
         .sort(),
     );
     const unplaced = lines
-      .filter((l) => l.length !== 4 || !/^[\w/.-]+:\d+$/.test(l[2]) || !/^[\w/.-]+(:\d+)? \S+$/.test(l[3]))
+      .filter(
+        (l) =>
+          l.length !== 5 ||
+          !/^[\w/.-]+:\d+$/.test(l[2]) ||
+          !/^[\w/.-]+(:\d+)? \S+$/.test(l[3]) ||
+          !/^(reference|disputed|live: \d+ exchanges? \(.+\))$/.test(l[4]),
+      )
       .map((l) => l.join(" | "));
     assert.deepEqual(unplaced, []);
   });

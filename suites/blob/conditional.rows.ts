@@ -188,6 +188,7 @@ export function conditionalCellRow(claim: OpClaim): RowDef {
     service: "blob",
     derivedFrom: cells.map((c) => c.id),
     matrix: conditionalPlace(claim),
+    answers: cells.flatMap(answersOf),
     run: everyHeaderHolds,
   };
 }
