@@ -3,9 +3,11 @@
 // wait in the run, the floor (that wait + Azurite's start), their ratio, the
 // request count, the CPU it cost and peak memory (user + system CPU and RSS of
 // the suite plus its Azurite child).
-// Also compares the runs' verdicts (flakiness). With --latency, also the
-// critical path: the row whose mandated waits plus sequential requests ×
-// latency is longest, next to the wall time achieved. With --beside N, each
+// Also compares the runs' verdicts (flakiness), and draws each run's timeline
+// (timeline.ts: requests in flight, the rows that ended last and their
+// chains). With --latency, runs through a proxy adding that latency to every
+// request and at 0 ms, and gives the floor at that latency (the longest chain
+// of waits and sequential requests) next to the wall time achieved. With --beside N, each
 // run is made with N other full runs started at the same moment (a loaded
 // machine), and every row of every such run that is not as expected (a FAIL,
 // an UNEXPECTED_PASS, an INCONCLUSIVE) is listed. Then the time to the first
@@ -17,10 +19,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { startAzurite } from "../fixtures/azurite/azurite.ts";
+import { SUITE_NODE_FLAGS } from "../fixtures/heap.ts";
 import { ROOT } from "../fixtures/paths.ts";
-import type { Exchange } from "../fixtures/wire/evidence.ts";
 import type { Report } from "../model/result.ts";
 import { firstRowTimes } from "./first-row.ts";
+import { chainAt, chainsOf, describeTimeline, floorAt, type Chain } from "./timeline.ts";
 
 const program = new Command()
   .name("bench")
@@ -103,47 +106,14 @@ interface RunFigures {
   verdicts: Record<string, string>;
   /** Rows not as expected: FAIL, UNEXPECTED_PASS, INCONCLUSIVE, with their messages. */
   unexpected: string[];
-  /** Per row: its mandated wait, its sequential requests outside the wait, how long it took. */
-  paths: RowPath[];
+  /** Per row: its mandated wait, its sequential requests outside the wait, when it ended, how long it took. */
+  paths: Chain[];
+  /** The timeline in words (requests in flight, the rows that ended last), at the run's latency. */
+  timeline: (latencyMs: number) => string[];
 }
 
-interface RowPath {
-  id: string;
-  waitS: number;
-  sequential: number;
-  durationMs: number;
-}
-
-/**
- * Requests a row made one after another, outside its waits' polls: the most
- * exchanges that do not overlap in time (requests sent together count once;
- * for a row with parallel strands, an upper bound of its longest strand).
- */
-function sequentialRequests(evidence: Exchange[]): number {
-  const spans = evidence
-    .filter((e) => !e.poll && e.at !== undefined)
-    .map((e) => [e.at!, e.at! + e.ms])
-    .sort((a, b) => a[1] - b[1]);
-  let n = 0;
-  let end = -Infinity;
-  for (const [s, e] of spans) {
-    if (s < end) continue;
-    n++;
-    end = e;
-  }
-  return n;
-}
-
-/** The row that bounds the run at `latencyMs` per request: its waits + sequential requests × latency. */
-function criticalPath(paths: RowPath[], latencyMs: number): RowPath & { estimateS: number } {
-  const est = (p: RowPath) => p.waitS + (p.sequential * latencyMs) / 1000;
-  const top = [...paths].sort((a, b) => est(b) - est(a))[0];
-  return { ...top, estimateS: Math.round(est(top) * 10) / 10 };
-}
-
-function describePath(c: ReturnType<typeof criticalPath>, latencyMs: number): string {
-  // At most: a row's requests may run inside its mandated wait (the lease model's commands run while its lease lasts).
-  return `${c.id}: ${c.waitS} s of waits + ${c.sequential} sequential requests × ${latencyMs} ms = at most ${c.estimateS.toFixed(1)} s (it took ${(c.durationMs / 1000).toFixed(1)} s)`;
+function describePath(c: Chain, latencyMs: number): string {
+  return `${c.id}: ${c.waitS} s of waits, ${c.sequential} sequential requests × ${latencyMs} ms: a chain of ${chainAt(c, latencyMs).toFixed(1)} s (it took ${c.durationS.toFixed(1)} s)`;
 }
 
 async function measureAzuriteStart(): Promise<number> {
@@ -157,7 +127,9 @@ async function measureAzuriteStart(): Promise<number> {
 async function oneRun(i: number, azuriteStartMs: number, connectionString?: string): Promise<RunFigures> {
   const dir = mkdtempSync(join(tmpdir(), `bench-${i}-`));
   const target = connectionString ? ["--connection-string", connectionString] : [];
+  // As `npm test` runs it (package.json), with the same V8 flags (fixtures/heap.ts).
   const args = [
+    ...SUITE_NODE_FLAGS,
     "--import",
     "tsx",
     join(ROOT, "bin/conformance.ts"),
@@ -203,12 +175,13 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
     unexpected: report.results
       .filter((r) => ["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE"].includes(r.status))
       .map((r) => `${r.id}: ${r.status}: ${(r.message ?? "").split("\n")[0].slice(0, 200)}`),
-    paths: report.results.map((r) => ({
-      id: r.id,
-      waitS: waits.get(r.id) ?? 0,
-      sequential: sequentialRequests(r.evidence),
-      durationMs: r.durationMs,
-    })),
+    paths: chainsOf(report.results, (id) => waits.get(id) ?? 0),
+    timeline: (latencyMs) =>
+      describeTimeline(
+        report.results,
+        chainsOf(report.results, (id) => waits.get(id) ?? 0),
+        latencyMs,
+      ),
   };
 }
 
@@ -228,13 +201,25 @@ for (let i = 1; i <= Number(opts.runs); i++) {
   console.log(
     `run ${i}: wall ${(r.wallMs / 1000).toFixed(1)} s, longest wait ${r.longestWaitS} s, floor ${((r.longestWaitS * 1000 + azuriteStartMs) / 1000).toFixed(1)} s, ratio ${r.ratio}, ${r.requests} requests, CPU ${r.cpuS} s, peak RSS ${r.peakRssMb} MB, exit ${r.exitCode}`,
   );
+  for (const line of r.timeline(0)) console.log(`  ${line}`);
 }
-let latency: { latencyMs: number; baselineWallS: number; withLatencyWallS: number; ratio: number; criticalPath?: string } | undefined;
+let latency:
+  | {
+      latencyMs: number;
+      baselineWallS: number;
+      withLatencyWallS: number;
+      ratio: number;
+      floorS: number;
+      ratioToFloor: number;
+      criticalPath?: string;
+    }
+  | undefined;
 if (opts.latency) {
   // Same Azurite and proxy for both, so the only difference is the added latency.
   const { startProxy } = await import("../selftest/proxy.ts");
   const azurite = await startAzurite();
   const walls: Record<string, number[]> = { base: [], slow: [] };
+  const floors: number[] = [];
   let slowest: RunFigures | undefined;
   try {
     for (let i = 1; i <= Number(opts.runs); i++) {
@@ -247,10 +232,13 @@ if (opts.latency) {
         await proxy.stop();
         walls[key].push(r.wallMs);
         if (ms > 0 && (!slowest || r.wallMs > slowest.wallMs)) slowest = r;
+        const floor = floorAt(r.paths, ms);
+        if (ms > 0) floors.push(floor.s);
         console.log(
-          `proxy run ${i}, ${ms} ms added per request: wall ${(r.wallMs / 1000).toFixed(1)} s, ${r.requests} requests, exit ${r.exitCode}`,
+          `proxy run ${i}, ${ms} ms added per request: wall ${(r.wallMs / 1000).toFixed(1)} s, floor ${floor.s.toFixed(1)} s (ratio ${(r.wallMs / 1000 / floor.s).toFixed(2)}), ${r.requests} requests, exit ${r.exitCode}`,
         );
-        console.log(`  critical path: ${describePath(criticalPath(r.paths, ms), ms)}`);
+        console.log(`  critical path: ${describePath(floor.row, ms)}`);
+        for (const line of r.timeline(ms)) console.log(`  ${line}`);
       }
     }
   } finally {
@@ -258,16 +246,19 @@ if (opts.latency) {
   }
   const base = median(walls.base) / 1000;
   const slow = median(walls.slow) / 1000;
-  const path = describePath(criticalPath(slowest!.paths, Number(opts.latency)), Number(opts.latency));
+  const path = describePath(floorAt(slowest!.paths, Number(opts.latency)).row, Number(opts.latency));
+  const floorS = median(floors);
   latency = {
     latencyMs: Number(opts.latency),
     baselineWallS: base,
     withLatencyWallS: slow,
     ratio: Math.round((slow / base) * 100) / 100,
+    floorS,
+    ratioToFloor: Math.round((slow / floorS) * 100) / 100,
     criticalPath: path,
   };
   console.log(
-    `latency: median ${base.toFixed(1)} s at 0 ms, ${slow.toFixed(1)} s at ${opts.latency} ms per request: ratio ${latency.ratio}`,
+    `latency: median ${base.toFixed(1)} s at 0 ms, ${slow.toFixed(1)} s at ${opts.latency} ms per request: ratio ${latency.ratio}; floor at ${opts.latency} ms ${floorS.toFixed(1)} s (the longest chain of waits and sequential requests): ratio to it ${latency.ratioToFloor}`,
   );
   console.log(`  critical path at ${opts.latency} ms (slowest run, wall ${(slowest!.wallMs / 1000).toFixed(1)} s): ${path}`);
 }
@@ -309,5 +300,5 @@ console.log(
 mkdirSync(join(ROOT, "reports"), { recursive: true });
 writeFileSync(
   resolve(ROOT, opts.out),
-  JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, paths: _p, unexpected: _u, ...r }) => r) }, null, 2) + "\n",
+  JSON.stringify({ summary, runs: runs.map(({ verdicts: _v, paths: _p, unexpected: _u, timeline: _t, ...r }) => r) }, null, 2) + "\n",
 );

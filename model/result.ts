@@ -198,6 +198,8 @@ export interface RowResult {
   failure?: FailureSignature;
   expectation?: Pin;
   notes: Record<string, unknown>;
+  /** When the row started (it got its slot in the pool), in ms from the run's start. */
+  startedMs?: number;
   durationMs: number;
   evidence: Exchange[];
   /** The row ended INCONCLUSIVE and was run once more, with fresh resources: this is the first run. */

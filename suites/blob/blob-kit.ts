@@ -1,6 +1,6 @@
 // Blob helpers shared by the blob suites: make a resource in a known state,
 // read it back, and derive condition dates from the server's own clock.
-import type { BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
+import type { BlobClient, BlockBlobClient, ContainerClient, PageBlobClient } from "@azure/storage-blob";
 import { expectEqual, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowContext, RowDef } from "../../fixtures/harness/engine.ts";
 import { currentEvidence } from "../../fixtures/wire/evidence.ts";
@@ -31,9 +31,21 @@ export async function newPageBlob(t: RowContext, container?: ContainerClient): P
   return b;
 }
 
+/**
+ * Get Blob of the whole blob in one request, its body read to the end (the
+ * SDK's downloadToBuffer asks Get Blob Properties for the size first: a round
+ * trip more on every read-back).
+ */
+export async function downloadAll(b: BlobClient): Promise<Buffer> {
+  const res = await b.download();
+  const chunks: Buffer[] = [];
+  for await (const c of res.readableStreamBody ?? []) chunks.push(Buffer.from(c as Buffer));
+  return Buffer.concat(chunks);
+}
+
 /** Reads content, ETag, Last-Modified and metadata back from the target. */
 export async function readBlob(b: BlockBlobClient | PageBlobClient): Promise<BlobState> {
-  const [props, body] = await allAnswered([b.getProperties(), b.downloadToBuffer()]);
+  const [props, body] = await allAnswered([b.getProperties(), downloadAll(b)]);
   return { content: body.toString("utf8"), etag: props.etag!, lastModified: props.lastModified!, metadata: props.metadata ?? {} };
 }
 
@@ -166,7 +178,7 @@ export async function blobSnapshot(
   try {
     const [props, body, list, snapshots] = await allAnswered([
       b.getProperties(),
-      b.downloadToBuffer(),
+      downloadAll(b),
       kind === "block" ? (b as BlockBlobClient).getBlockList("uncommitted") : undefined,
       snapshotCount(b, container),
     ]);

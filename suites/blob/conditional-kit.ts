@@ -6,7 +6,7 @@ import type { BlobClient, ContainerClient } from "@azure/storage-blob";
 import { expectDate, expectPresent, expectRawStatus, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import { allAnswered, preconditionFailed } from "../../fixtures/wire/signals.ts";
-import { blobPath, newBlockBlob, newPageBlob } from "./blob-kit.ts";
+import { downloadAll, blobPath, newBlockBlob, newPageBlob } from "./blob-kit.ts";
 import {
   BLOCK_ID,
   NEW_CONTENT,
@@ -62,12 +62,7 @@ async function blocksOrPages(b: BlobClient, kind: BlobKind): Promise<Partial<Res
 
 export async function blobState(b: BlobClient, c: ContainerClient, kind: BlobKind): Promise<ResourceState> {
   try {
-    const [p, body, snapshots, parts] = await allAnswered([
-      b.getProperties(),
-      b.downloadToBuffer(),
-      snapshotCount(b, c),
-      blocksOrPages(b, kind),
-    ]);
+    const [p, body, snapshots, parts] = await allAnswered([b.getProperties(), downloadAll(b), snapshotCount(b, c), blocksOrPages(b, kind)]);
     return {
       exists: true,
       etag: p.etag,

@@ -7,6 +7,7 @@ import type { RowContext } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { claimAt } from "../../fixtures/harness/locations.ts";
 import type { LeaseTarget } from "./lease-kit.ts";
+import { allAnswered } from "../../fixtures/wire/signals.ts";
 
 export interface ContainerView {
   exists: boolean;
@@ -39,10 +40,10 @@ const aclBody = (id: string) =>
 
 /** What a refused container write could have changed, read back. */
 export async function view(t: RowContext, x: LeaseTarget): Promise<ContainerView> {
-  const props = await req(t, x, "GET", {});
+  // Both reads at once: they change nothing.
+  const [props, acl] = await allAnswered([req(t, x, "GET", {}), req(t, x, "GET", { comp: "acl" })] as const);
   if (props.status === 404) return { exists: false };
   expectEqual("read back the container: status", props.status, 200);
-  const acl = await req(t, x, "GET", { comp: "acl" });
   return {
     exists: true,
     etag: props.headers["etag"],

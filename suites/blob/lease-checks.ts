@@ -4,9 +4,9 @@
 // lease or break period overtook into PRECONDITION_FAILED, never a FAIL.
 import { expectEqual, expectRawStatus, expectSent, expectTrue, judgedBefore } from "../../fixtures/harness/assert.ts";
 import type { RowContext } from "../../fixtures/harness/engine.ts";
-import { currentEvidence } from "../../fixtures/wire/evidence.ts";
+import { currentEvidence, inStrand } from "../../fixtures/wire/evidence.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
-import { preconditionFailed } from "../../fixtures/wire/signals.ts";
+import { allAnswered, preconditionFailed } from "../../fixtures/wire/signals.ts";
 import {
   holdLease,
   leaseAction,
@@ -50,15 +50,24 @@ export async function expectLeaseState(
  * carries the holder's ID succeeds, one that carries another ID is refused (412).
  */
 export async function expectHolder(t: RowContext, x: LeaseTarget, what: string, holder: string, other: string): Promise<void> {
-  t.step(`${what}: read with the holder's ID`);
-  await readLease(t, x, holder);
+  // The two reads change nothing: they go together, each a strand of the evidence.
+  const [, res] = await allAnswered([
+    inStrand(() => {
+      t.step(`${what}: read with the holder's ID`);
+      return readLease(t, x, holder);
+    }),
+    inStrand(() => {
+      t.step(`${what}: read with another ID`);
+      return t.raw("blob", {
+        method: x.kind === "blob" ? "HEAD" : "GET",
+        path: x.path,
+        query: propsQuery(x),
+        headers: { "x-ms-lease-id": other },
+      });
+    }),
+  ] as const);
+  // Back on the row's own strand: a failure below names the read it judges.
   t.step(`${what}: read with another ID`);
-  const res = await t.raw("blob", {
-    method: x.kind === "blob" ? "HEAD" : "GET",
-    path: x.path,
-    query: propsQuery(x),
-    headers: { "x-ms-lease-id": other },
-  });
   expectRawStatus(`${what}: a read carrying a lease ID that is not the holder's`, res, { status: 412 });
 }
 

@@ -10,8 +10,9 @@ import type { RowContext } from "../../fixtures/harness/engine.ts";
 import { blobTarget, containerTarget, guid, leaseAction, serverDate, SHORTEST, type LeaseTarget } from "./lease-kit.ts";
 import { fail, show, type Model, type Real } from "./lease-model-check.ts";
 import { Stopped } from "./lease-model-commands.ts";
-import { BUDGET_MS, MAX_COMMANDS, NEAR_BREAK_END, PLANS } from "./lease-model-plan.ts";
+import { deadlineFrom, MAX_COMMANDS, NEAR_BREAK_END, PLANS } from "./lease-model-plan.ts";
 import { locked, type LeaseModel } from "./lease-reference.ts";
+import { inStrand } from "../../fixtures/wire/evidence.ts";
 
 /**
  * A fresh resource for a sequence, written twice (so it has a stale ETag, the
@@ -23,24 +24,32 @@ async function fresh(
   t: RowContext,
   resource: LeaseModel["resource"],
   blobs: () => Promise<ContainerClient>,
-): Promise<{ x: LeaseTarget; ref: LeaseModel; date: number }> {
+): Promise<{ x: LeaseTarget; ref: LeaseModel; date: number; roundTripMs: number }> {
+  // Each write timed by the local clock: the quicker is the sequence's round trip (lease-model-plan.ts deadlineFrom).
+  const timed = async <T>(write: () => Promise<T>): Promise<[T, number]> => {
+    const t0 = performance.now();
+    const out = await write();
+    return [out, performance.now() - t0];
+  };
   if (resource === "container") {
     const c = t.blob.getContainerClient(t.name("c"));
-    const stale = (await c.create()).etag!;
-    const written = await c.setMetadata({ state: "v1" });
+    const [created, first] = await timed(() => c.create());
+    const [written, second] = await timed(() => c.setMetadata({ state: "v1" }));
     return {
       x: containerTarget(c),
-      ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale },
+      ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale: created.etag! },
       date: expectPresent("Set Container Metadata: the answer's Date", written.date).getTime(),
+      roundTripMs: Math.min(first, second),
     };
   }
   const b = (await blobs()).getBlockBlobClient(t.name("b"));
-  const stale = (await b.upload("v0", 2)).etag!;
-  const written = await b.upload("v1", 2);
+  const [stale, first] = await timed(() => b.upload("v0", 2));
+  const [written, second] = await timed(() => b.upload("v1", 2));
   return {
     x: blobTarget(b),
-    ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale },
+    ref: { resource, state: "available", finite: false, content: "v1", etag: written.etag!, stale: stale.etag! },
     date: expectPresent("Put Blob: the answer's Date", written.date).getTime(),
+    roundTripMs: Math.min(first, second),
   };
 }
 
@@ -62,10 +71,10 @@ async function sequence(
   start: "available" | "leased" | "near-break-end",
   row: Model["row"],
 ): Promise<void> {
-  const { x, ref, date } = await fresh(t, resource, blobs);
+  const { x, ref, date, roundTripMs } = await fresh(t, resource, blobs);
   const real: Real = { t, x, ids: { L1: guid(), L2: guid() }, steps: [], writes: 0, executed };
   let now = date;
-  const model: Model = { ref, waited: false, nearEnd: false, now, deadline: now + BUDGET_MS, row };
+  const model: Model = { ref, waited: false, nearEnd: false, now, deadline: deadlineFrom(now, roundTripMs), row };
   // A leased sequence starts from a 15 s lease, a break-end one from an infinite lease it breaks.
   const setupLease = start === "leased" ? SHORTEST : start === "near-break-end" ? -1 : undefined;
   if (setupLease !== undefined) {
@@ -78,7 +87,7 @@ async function sequence(
     Object.assign(model, {
       ref: { ...ref, state: "leased", holder: "L1", finite, endsAt: finite ? now + setupLease * 1000 : undefined },
       now,
-      deadline: now + BUDGET_MS,
+      deadline: deadlineFrom(now, roundTripMs),
     });
     real.steps.push({ action, expected: "201", observed: show(res) });
   }
@@ -89,7 +98,7 @@ async function sequence(
   if (start === "near-break-end") {
     const [, brk, wait] = NEAR_BREAK_END.parts;
     if (brk.check({ ...model, deadline: Infinity })) await brk.run(model, real);
-    model.deadline = model.now + BUDGET_MS;
+    model.deadline = deadlineFrom(model.now, roundTripMs);
     if (wait.check(model)) await wait.run(model, real);
   }
   await fc.asyncModelRun(() => ({ model, real }), commands);
@@ -121,7 +130,8 @@ export async function runSequences(t: RowContext, seed: number) {
       fc.check(
         fc.asyncProperty(fc.commands(plan.commands, { maxCommands: MAX_COMMANDS, size: "max" }), async (cmds) => {
           try {
-            await sequence(t, plan.resource, blobs, cmds, executed, plan.start, row);
+            // Each sequence is a strand of the evidence: its exchanges carry its own steps.
+            await inStrand(() => sequence(t, plan.resource, blobs, cmds, executed, plan.start, row));
           } catch (err) {
             if (err instanceof Stopped) return;
             // Not a departure: shrinking would only replay the sequences, waits included, to meet it again.

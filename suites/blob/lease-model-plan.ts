@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { SHORTEST } from "./lease-kit.ts";
 import type { Model, Real } from "./lease-model-check.ts";
 import { LeaseCommand, NearEndWait, ReadCommand, Then, WaitCommand, WriteCommand, type IdMode, type Role } from "./lease-model-commands.ts";
-import type { Verb } from "./lease-reference.ts";
+import { MARGIN_MS, type Verb } from "./lease-reference.ts";
 
 /**
  * Sequences per run (side by side, one resource each) and commands per
@@ -28,6 +28,22 @@ export const MAX_COMMANDS = 40;
  * that fits, so the row costs one expiry, not MAX_COMMANDS round trips on top.
  */
 export const BUDGET_MS = (SHORTEST + 4) * 1000;
+/**
+ * The round trips a sequence makes outside its budget: its setup's (a blob
+ * written twice in the row's container, its lease acquired) and those the
+ * last command begun within the budget may still take (a wait's write and
+ * renew, each read back). Against a slow target the deadline comes that much
+ * sooner, at most TAIL_MAX_MS (so a wait across a 15 s lease's expiry and its
+ * margin still fits a sequence that starts from one: 15 + 2 s of a 19 s
+ * budget), and a sequence ends about when a local one does. The round trip is
+ * the setup's quicker write, by the local clock (scheduling only: the budget
+ * itself is the server's clock).
+ */
+export const ROUND_TRIPS_OUTSIDE = 8;
+export const TAIL_MAX_MS = BUDGET_MS - SHORTEST * 1000 - MARGIN_MS;
+/** The time after which a sequence starts no command: `now` (server time) + BUDGET_MS, less its round trips outside the budget. */
+export const deadlineFrom = (now: number, roundTripMs: number): number =>
+  now + BUDGET_MS - Math.min(ROUND_TRIPS_OUTSIDE * roundTripMs, TAIL_MAX_MS);
 const BREAK_PERIOD = 60;
 /**
  * A break period short enough to wait to its last seconds within the budget,

@@ -27,6 +27,8 @@ import {
   type StatedLease,
   type StatedResource,
 } from "./lease-kit.ts";
+import { inStrand } from "../../fixtures/wire/evidence.ts";
+import { allAnswered } from "../../fixtures/wire/signals.ts";
 
 export interface StatedBlob extends StatedResource {
   b: BlockBlobClient;
@@ -67,8 +69,8 @@ export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: Sta
   const out: StatedResource[] = xs.map((x) => ({ x, a: guid(), other: guid() }));
   if (state === "available") return out;
   const duration = lapses(state) ? SHORTEST : finite ? LASTING : -1;
-  const acquired: Date[] = [];
-  for (const s of out) acquired.push(serverDate((await holdLease(t, s.x, duration, s.a)).res));
+  // Each resource is set up in a strand of its own, all at once (their leases then also lapse together).
+  const acquired = await allAnswered(out.map((s) => inStrand(async () => serverDate((await holdLease(t, s.x, duration, s.a)).res))));
   if (state === "leased") return out;
   // What the setup relies on are claims of the lease table: a target that breaks
   // one fails here, naming it (never PRECONDITION_FAILED).
@@ -91,21 +93,25 @@ export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: Sta
       }),
     );
     if (state === "expired-modified") {
-      for (const s of out) {
-        const write = WRITE_WITHOUT_ID[s.x.kind];
-        t.step(`${write.operation} without a lease ID after the expiry (setup)`);
-        expectRawStatus(
-          `${LEASE_OF[s.x.kind].ids}expiry-frees: ${write.operation} without a lease ID once the lease expired (setup)`,
-          await write.send(t, s.x),
-          { status: write.status },
-        );
-      }
+      await allAnswered(
+        out.map((s) =>
+          inStrand(async () => {
+            const write = WRITE_WITHOUT_ID[s.x.kind];
+            t.step(`${write.operation} without a lease ID after the expiry (setup)`);
+            expectRawStatus(
+              `${LEASE_OF[s.x.kind].ids}expiry-frees: ${write.operation} without a lease ID once the lease expired (setup)`,
+              await write.send(t, s.x),
+              { status: write.status },
+            );
+          }),
+        ),
+      );
     }
     return out;
   }
   const period = state === "broken" ? 0 : BREAKING_PERIOD;
   const cell = `${LEASE_OF[out[0].x.kind].ids}state/break-${period === 0 ? "0" : "period"}/leased`;
-  for (const s of out) {
+  const breakOne = async (s: StatedResource) => {
     t.step(`break the lease, period ${period} s (setup)`);
     const res = await leaseAction(t, s.x, "break", { breakPeriod: period });
     expectRawStatus(`${cell}: break ${finite ? "a 60 s" : "an infinite"} lease with period ${period} (setup)`, res, { status: 202 });
@@ -118,7 +124,8 @@ export async function leasesInState(t: RowContext, xs: LeaseTarget[], state: Sta
     const v = await readLease(t, s.x);
     checkLeaseState(`${cell}: the lease read back after a break with period ${period} (setup)`, v, state);
     if (state === "breaking") s.breakEnds = new Date(serverDate(res).getTime() + remaining * 1000);
-  }
+  };
+  await allAnswered(out.map((s) => inStrand(() => breakOne(s))));
   return out;
 }
 

@@ -219,7 +219,7 @@ async function runStateCell(t: RowContext, resource: LeaseResource, action: Acti
   const variations = variationsOf(action, column);
   const alone = variations.length === 1;
   const whatOf = (v: Variation) => `${ACTION_LABEL[action]} on ${onState(column)}${alone ? "" : ` (${variationText(v, column)})`}`;
-  // Lapsing states: every variation's lease lapses at once, then all are acted on at once (each a strand of the evidence).
+  // Every variation is acted on at once, each a strand of the evidence (in lapsing states, once all their leases lapsed together).
   const stated = lapses(column) ? await leasesInState(t, await Promise.all(variations.map(() => r.create(t))), column, true) : undefined;
   const checks = variations.map((v, i) => ({
     label: whatOf(v),
@@ -229,7 +229,7 @@ async function runStateCell(t: RowContext, resource: LeaseResource, action: Acti
     },
   }));
   // Each variation fails on its own: the failure names every one that fails (a pin then names exactly those).
-  return alone ? checks[0].run() : eachVariation(checks, { together: lapses(column) });
+  return alone ? checks[0].run() : eachVariation(checks, { together: true });
 }
 
 const matrixKey = (resource: LeaseResource) => (resource === "blob" ? "L-lease-states" : "L-container-lease-states");

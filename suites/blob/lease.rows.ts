@@ -14,7 +14,7 @@ import {
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
-import { blobSnapshot, newBlockBlob } from "./blob-kit.ts";
+import { downloadAll, blobSnapshot, newBlockBlob } from "./blob-kit.ts";
 import { blobLeaseSource, blobTarget, guid, holdLease, leaseAction, serverDate, SHORTEST, waitForServerTime } from "./lease-kit.ts";
 import { checkLeaseState, expectHolder, expectLeaseIdSent, expectLeaseState, renewedPastOriginalEnd } from "./lease-checks.ts";
 
@@ -111,7 +111,7 @@ const rows: RowDef[] = [
         b.upload(CHANGED, CHANGED.length, { conditions: { leaseId: id } }),
       );
       expectLeaseIdSent("Put Blob with the lease ID");
-      expectEqual("content after the write with the lease ID", (await b.downloadToBuffer()).toString("utf8"), CHANGED);
+      expectEqual("content after the write with the lease ID", (await downloadAll(b)).toString("utf8"), CHANGED);
       await expectLeaseState(t, x, "after the write with the lease ID", "leased");
     },
   },
@@ -156,7 +156,7 @@ const rows: RowDef[] = [
       const b = await newBlockBlob(t);
       await holdLease(t, blobTarget(b), -1);
       t.step("Get Blob without the lease ID");
-      const body = await expectSucceeds("Get Blob without the lease ID on a leased blob", b.downloadToBuffer());
+      const body = await expectSucceeds("Get Blob without the lease ID on a leased blob", downloadAll(b));
       expectEqual("content read without the lease ID", body.toString("utf8"), "original");
       t.step("Get Blob Properties without the lease ID");
       const props = await expectSucceeds("Get Blob Properties without the lease ID on a leased blob", b.getProperties());
@@ -199,7 +199,7 @@ const rows: RowDef[] = [
       await expectLeaseState(t, x, "after release", "available");
       t.step("Put Blob without an ID after release");
       await expectSucceeds("Put Blob without a lease ID after release", b.upload(CHANGED, CHANGED.length));
-      expectEqual("content after the write", (await b.downloadToBuffer()).toString("utf8"), CHANGED);
+      expectEqual("content after the write", (await downloadAll(b)).toString("utf8"), CHANGED);
       t.step("another client acquires");
       const other = guid();
       const second = t.clients.blob().getContainerClient(b.containerName).getBlobClient(b.name);

@@ -9,7 +9,7 @@ import { WaitTimeout, type RowContext } from "../../fixtures/harness/engine.ts";
 import type { RawResponse } from "../../fixtures/wire/raw.ts";
 import { defineMatrix, defineTable } from "../../fixtures/harness/registry.ts";
 import { allAnswered, notAvailable, RowSignal } from "../../fixtures/wire/signals.ts";
-import { expectUnchanged, newBlockBlob } from "./blob-kit.ts";
+import { downloadAll, expectUnchanged, newBlockBlob } from "./blob-kit.ts";
 import { afterCopySettles, blobState, newBlobOf, secondLater } from "./conditional-kit.ts";
 import { BLOCK_ID, NEW_CONTENT, OTHER, SOURCE_CONTENT, type ResourceState, type Subject } from "./operations.ts";
 import { surfacePairs } from "./operation-pairs.ts";
@@ -281,7 +281,7 @@ const rows = [
         { timeoutMs: 30_000, intervalMs: 250 },
       );
       expectEqual(`${holding}: x-ms-copy-status`, copied.copyStatus, "success");
-      expectEqual(`${holding}: the destination's content`, (await dest.downloadToBuffer()).toString("utf8"), "original");
+      expectEqual(`${holding}: the destination's content`, (await downloadAll(dest)).toString("utf8"), "original");
     },
   ),
   restRow(

@@ -6,7 +6,7 @@ import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds
 import type { RowContext } from "../../fixtures/harness/engine.ts";
 import { allAnswered } from "../../fixtures/wire/signals.ts";
 import { defineWindowRows, when, type OpenWindow, type WindowClaim } from "../window-kit.ts";
-import { blobSnapshot, newBlockBlob } from "./blob-kit.ts";
+import { downloadAll, blobSnapshot, newBlockBlob } from "./blob-kit.ts";
 import { deleteRefused, req, view } from "./container-lease-claims.ts";
 import {
   blobTarget,
@@ -56,7 +56,7 @@ async function leaseSubject(t: RowContext, resource: "blob" | "container"): Prom
     },
     async freed(when) {
       await expectSucceeds(`Put Blob without the lease ID ${when}`, b.upload(WRITTEN, WRITTEN.length));
-      expectEqual(`content after the write ${when}`, (await b.downloadToBuffer()).toString("utf8"), WRITTEN);
+      expectEqual(`content after the write ${when}`, (await downloadAll(b)).toString("utf8"), WRITTEN);
     },
   };
 }

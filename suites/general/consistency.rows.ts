@@ -4,7 +4,7 @@
 import { expectEqual, expectSucceeds, expectTrue } from "../../fixtures/harness/assert.ts";
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
-import { lastSent, newBlockBlob } from "../blob/blob-kit.ts";
+import { downloadAll, lastSent, newBlockBlob } from "../blob/blob-kit.ts";
 
 const SOURCE = "seed: introduction and blob sections";
 const WRITES = 5;
@@ -22,7 +22,7 @@ const rows: RowDef[] = [
       // The reader reads before each write too, so a cache anywhere on its path would show.
       for (let i = 1; i <= WRITES; i++) {
         t.step(`read ${i - 1} by the second client`);
-        expectEqual(`second client's content before write ${i}`, (await reader.downloadToBuffer()).toString("utf8"), `v${i - 1}`);
+        expectEqual(`second client's content before write ${i}`, (await downloadAll(reader)).toString("utf8"), `v${i - 1}`);
         t.step(`write ${i}`);
         const ack = await writer.upload(`v${i}`, `v${i}`.length);
         t.step(`read ${i} by the second client`);
@@ -62,7 +62,7 @@ const rows: RowDef[] = [
       );
       t.step("read back");
       const p = await b.getProperties();
-      expectEqual("content after both writes", (await b.downloadToBuffer()).toString("utf8"), "written by A");
+      expectEqual("content after both writes", (await downloadAll(b)).toString("utf8"), "written by A");
       expectEqual("metadata after both writes", p.metadata, { by: "a" });
       expectTrue("the ETag after both writes is A's", p.etag === byA.etag);
       t.step("B sets metadata, then A sets metadata, both unconditionally");

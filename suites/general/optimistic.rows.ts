@@ -5,7 +5,7 @@ import { expectEqual, expectRefused, expectSucceeds, expectTrue, refusalOf } fro
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
 import { rethrowIfFault } from "../../fixtures/wire/signals.ts";
-import { newBlockBlob } from "../blob/blob-kit.ts";
+import { downloadAll, newBlockBlob } from "../blob/blob-kit.ts";
 
 const SOURCE = "seed: introduction and blob sections";
 const WRITERS = 8;
@@ -33,7 +33,7 @@ const rows: RowDef[] = [
       );
       t.step("read back");
       const after = await a.getProperties();
-      expectEqual("content after the refused write", (await a.downloadToBuffer()).toString("utf8"), "written by B");
+      expectEqual("content after the refused write", (await downloadAll(a)).toString("utf8"), "written by B");
       expectTrue("the ETag after the refused write is B's", after.etag === byB.etag);
       // The article's remedy: read again and retry with the fresh ETag.
       t.step("A re-reads and retries with the fresh ETag");
@@ -41,7 +41,7 @@ const rows: RowDef[] = [
         "A's retry with the fresh ETag",
         a.upload("written by A", 12, { conditions: { ifMatch: after.etag } }),
       );
-      expectEqual("content after the retry", (await b.downloadToBuffer()).toString("utf8"), "written by A");
+      expectEqual("content after the retry", (await downloadAll(b)).toString("utf8"), "written by A");
       expectTrue("the ETag after the retry is A's", (await b.getProperties()).etag === retry.etag);
     },
   },
@@ -81,7 +81,7 @@ const rows: RowDef[] = [
         const after = await first.getProperties();
         expectTrue(
           `round ${round}: the content after the race is the winner's`,
-          (await first.downloadToBuffer()).toString("utf8") === `round ${round} writer ${winners[0].i}`,
+          (await downloadAll(first)).toString("utf8") === `round ${round} writer ${winners[0].i}`,
         );
         expectTrue(`round ${round}: the ETag after the race is the winner's`, after.etag === winners[0].etag);
       }

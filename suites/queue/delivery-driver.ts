@@ -262,7 +262,7 @@ export async function prelude(t: RowContext, h: History, r1: Receiver): Promise<
   // (catalogue Q, clear-messages/includes-invisible): none may come back, their receipts may not act
   // (R1 keeps them for its stale steps). Done first, so the messages of the run are not cleared.
   t.step("R1: three puts, two of them taken with a 5 s window, then Clear Messages");
-  for (const k of [1, 2, 3]) await put(h, r1, `c${k}`, 0);
+  await Promise.all([1, 2, 3].map((k) => put(h, r1, `c${k}`, 0)));
   await get(h, r1, 2, 5);
   await clear(h, r1);
   r1.superseded.push(...r1.held.splice(0));
