@@ -239,6 +239,44 @@ export function contradictionsOf(claims: ClaimedAnswer[], records: RecordedAnswe
   return claims.flatMap((claim) => recordsOf(claim, records).flatMap((record) => (answerAgrees(claim, record) ? [] : [{ claim, record }])));
 }
 
+/** Recorded answers of one shape that no row claims (catalogue/azure-answers-uncovered.tsv says why each has no row). */
+export interface Uncovered {
+  /** shapeKey of the records. */
+  shape: string;
+  /** "409 ContainerAlreadyExists". */
+  answer: string;
+  records: number;
+  /** The first record's source, in words. */
+  source: string;
+}
+
+/** The key of an uncovered answer, as its line in catalogue/azure-answers-uncovered.tsv starts (shape, tab, answer). */
+export const uncoveredKey = (u: Pick<Uncovered, "shape" | "answer">): string => `${u.shape}\t${u.answer}`;
+
+/** The recorded answers whose shape no claim matches, one entry per (shape, answer), most records first. */
+export function uncoveredOf(claims: ClaimedAnswer[], records: RecordedAnswer[]): Uncovered[] {
+  const out = new Map<string, Uncovered>();
+  for (const r of records) {
+    if (claims.some((c) => recordMatches(c, r))) continue;
+    const u = { shape: shapeKey(r), answer: `${r.status}${r.code ? ` ${r.code}` : ""}` };
+    const seen = out.get(uncoveredKey(u));
+    if (seen) seen.records++;
+    else out.set(uncoveredKey(u), { ...u, records: 1, source: `${r.source.sdk}: ${r.source.repo}/${r.source.path}#${r.source.index}` });
+  }
+  return [...out.values()].sort((a, b) => b.records - a.records || uncoveredKey(a).localeCompare(uncoveredKey(b)));
+}
+
+/** catalogue/azure-answers-uncovered.tsv (shape, answer, reason; a header line first): why each uncovered answer has no row, by key. */
+export function parseUncoveredReasons(text: string): Map<string, string> {
+  const lines = text.split("\n").filter((l) => l.trim() && !l.startsWith("#"));
+  return new Map(
+    lines.slice(1).map((l) => {
+      const [shape, answer, reason] = l.split("\t");
+      return [uncoveredKey({ shape, answer }), reason ?? ""];
+    }),
+  );
+}
+
 /** Whether a claim is about a refusal: everything it accepts is one (a 3xx or an error), or it names what it refuses. */
 export const claimsRefusal = (c: ClaimedAnswer): boolean => !!c.refuses || (!!c.accepts && c.accepts.every((a) => a.status >= 300));
 

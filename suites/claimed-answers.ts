@@ -80,17 +80,20 @@ export const CLAIMED_ANSWERS: Record<string, ClaimedAnswer[]> = {
   "blob/blob-ops/get-blob-properties/if-match-missing-blob": [
     claimOn("blob", head, { params: { "if-match": ["other", "*"] }, exists: false }, [answer(404, "BlobNotFound")]),
   ],
-  "blob/blob-ops/copy-blob/source-conditional": [
+  // The rows check the status (catalogue T2, C); the /error-code rows the code.
+  "blob/blob-ops/copy-blob/source-conditional": [claimOn("blob", copy, { params: { "x-ms-source-if-match": "other" } }, [answer(412)])],
+  "blob/blob-ops/copy-blob/source-conditional/if-none-match": [
+    claimOn("blob", copy, { params: { "x-ms-source-if-none-match": "current" } }, [answer(412)]),
+  ],
+  "blob/blob-ops/copy-blob/source-conditional/error-code": [
     claimOn("blob", copy, { params: { "x-ms-source-if-match": "other" } }, [answer(412, "SourceConditionNotMet")]),
   ],
-  "blob/blob-ops/copy-blob/source-conditional/if-none-match": [
-    claimOn("blob", copy, { params: { "x-ms-source-if-none-match": "current" } }, [answer(412, "SourceConditionNotMet")]),
-  ],
-  "blob/blob-ops/copy-blob/destination-conditional": [
-    claimOn("blob", copy, { params: { "if-match": "other" }, ...fresh }, [answer(412, "TargetConditionNotMet")]),
-  ],
+  "blob/blob-ops/copy-blob/destination-conditional": [claimOn("blob", copy, { params: { "if-match": "other" }, ...fresh }, [answer(412)])],
   "blob/blob-ops/copy-blob/destination-conditional/if-none-match": [
-    claimOn("blob", copy, { params: { "if-none-match": "current" }, ...fresh }, [answer(412, "TargetConditionNotMet")]),
+    claimOn("blob", copy, { params: { "if-none-match": "current" }, ...fresh }, [answer(412)]),
+  ],
+  "blob/blob-ops/copy-blob/destination-conditional/error-code": [
+    claimOn("blob", copy, { params: { "if-match": "other" }, ...fresh }, [answer(412, "TargetConditionNotMet")]),
   ],
   // L, blob leases.
   "blob/lease/duration-range": ranges(blobLease),

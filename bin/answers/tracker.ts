@@ -39,10 +39,10 @@ const LEASE_STATES: LeaseStateOf[] = ["available", "leased", "breaking", "broken
 
 /** Operations whose success leaves the resource there, made anew unless the answer shows otherwise. */
 const CREATES =
-  /^(Create (Container|Share|Directory|File|Queue|Table)|Put Blob|Copy Blob|Copy Blob From URL|Put Block List|Copy File|Insert Entity|Insert Or (Replace|Merge) Entity)\b/;
+  /^(Create (Container|Share|Directory|File|Queue|Table)|Put Blob|Copy Blob|Copy Blob From URL|Incremental Copy Blob|Put Block List|Copy File|Insert Entity|Insert Or (Replace|Merge) Entity)\b/;
 /** What they create that can be leased; what they create that has tags. */
-const LEASABLE = /^(Create (Container|Share|File)|Put Blob|Copy Blob|Put Block List|Copy File)\b/;
-const BLOB_WRITES = /^(Put Blob|Copy Blob|Put Block List)\b/;
+const LEASABLE = /^(Create (Container|Share|File)|Put Blob|Copy Blob|Incremental Copy Blob|Put Block List|Copy File)\b/;
+const BLOB_WRITES = /^(Put Blob|Copy Blob|Incremental Copy Blob|Put Block List)\b/;
 /** Get Blob, and its sub-actions ("Get Blob (CRC64)"). */
 const GET_BLOB = /^Get Blob( \(|$)/;
 /** Those that fail on a resource already there (409): a success made it anew. */
@@ -88,8 +88,17 @@ export function tagsOf(xml: string | undefined, header?: string): Record<string,
 export class Tracker {
   private readonly resources = new Map<string, ResourceState>();
 
-  /** A resource's state at a time: a fixed lease past its end has expired, a breaking lease past its period is broken; within a second of either, unknown. */
+  /** An entity group transaction was seen: the entities it wrote are not followed, so none is known absent. */
+  private batched = false;
+
+  /**
+   * A resource's state at a time: a fixed lease past its end has expired, a
+   * breaking lease past its period is broken; within a second of either,
+   * unknown. One the recording never wrote, in a container, share, directory
+   * or table the recording created, is not there.
+   */
   at(key: string, now: number | undefined): ResourceState {
+    if (!this.resources.has(key) && this.createdParentOf(key)) return { exists: false };
     const s = this.current(key, now);
     const end = this.leaseEnd(s);
     return end !== undefined && now !== undefined && now > end - 1 ? { ...s, lease: undefined } : s;
@@ -116,8 +125,19 @@ export class Tracker {
     if (!this.resources.has(key)) this.resources.set(key, { exists: false });
   }
 
+  /** Whether the resource's parent (container, share, directory, table) was created by the recording and is still there. */
+  private createdParentOf(key: string): boolean {
+    if (key.includes("?") || key.startsWith("queue/")) return false;
+    const entity = /^(table\/[^/(]+)\(/.exec(key);
+    if (entity && this.batched) return false;
+    const parent = entity ? entity[1] : key.includes("/", key.indexOf("/") + 1) ? key.slice(0, key.lastIndexOf("/")) : undefined;
+    const p = parent === undefined ? undefined : this.resources.get(parent);
+    return !!p?.created && p.exists === true;
+  }
+
   /** Takes in what an exchange's answer shows about the resource it addressed (`key`). */
   observe(x: Exchange, operation: string, key: string, now: number | undefined, popreceipt?: string): void {
+    if (/\$batch/.test(key) || /batch/i.test(operation)) this.batched = true;
     const h = x.responseHeaders;
     const rq = (name: string) => x.requestHeaders[name];
     if (x.status === 404) return this.gone(key, false);

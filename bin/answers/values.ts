@@ -31,8 +31,13 @@ const bareEtag = (e: string) => {
 const GUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 /** A lease ID as the service compares it: a GUID's hyphens are optional (JS tests send 32 hex digits, the answer hyphenates them). */
 const sameLease = (a: string, b: string) => {
-  const bare = (v: string) => v.trim().toLowerCase().replace(/^\{|\}$/g, "");
-  const x = bare(a), y = bare(b);
+  const bare = (v: string) =>
+    v
+      .trim()
+      .toLowerCase()
+      .replace(/^\{|\}$/g, "");
+  const x = bare(a),
+    y = bare(b);
   return x === y || (GUID.test(x) && GUID.test(y) && x.replace(/-/g, "") === y.replace(/-/g, ""));
 };
 const integer = (v: string) => (/^\s*-?\d+\s*$/.test(v) ? Number(v) : undefined);
@@ -141,6 +146,8 @@ function holdsOrFails(parameter: string, value: string, c: Context): string {
   const n = integer(value);
   const s = c.addressed;
   if (n === undefined) return UNKNOWN;
+  // A negative sequence number is no sequence number: the service refuses it as input (400 InvalidInput), not as a failed condition.
+  if (n < 0 && parameter.startsWith("x-ms-if-sequence-number-")) return UNKNOWN;
   const verdict = (ok: boolean) => (ok ? "holds" : "fails");
   if (s.sequenceNumber !== undefined) {
     if (parameter === "x-ms-if-sequence-number-le") return verdict(s.sequenceNumber <= n);

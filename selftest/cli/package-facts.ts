@@ -1,8 +1,8 @@
 // What the published package must be, shared by the package self-test and
 // the docs self-test (the README states the budget).
 
-/** Unpacked size budget of the tarball, in bytes (README: "1.25 MB"). */
-export const UNPACKED_BUDGET_BYTES = 1_250_000;
+/** Unpacked size budget of the tarball, in bytes (README: "1.4 MB"). */
+export const UNPACKED_BUDGET_BYTES = 1_400_000;
 
 /** The only paths the tarball may hold: the compiled runtime, the data it reads, and npm's own files. */
 export const ALLOWED_IN_TARBALL: RegExp[] = [
@@ -10,6 +10,8 @@ export const ALLOWED_IN_TARBALL: RegExp[] = [
   /^dist\/fixtures\/azurite\/azurite-host\.cjs$/,
   /^expectations\/[^/]+\.json$/,
   /^catalogue\/[^/]+\.txt$/,
+  // Each row's basis, read by the registry (fixtures/harness/registry.ts).
+  /^catalogue\/basis\.json$/,
   /^(package\.json|README\.md|LICENSE|\.env\.example)$/,
 ];
 

@@ -6,6 +6,9 @@
 import { QUEUE_SURFACE_CELLS, REFUSAL } from "../../suites/queue/surface/surface.rows.ts";
 import { errorAnswer, operation, query, type ClaimTable, type Mutant, type ProxyRequest } from "./types.ts";
 
+/** A value in a mutant's name: -1 is "minus-1". */
+const spelled = (value: string) => value.replace(/^-/, "minus-");
+
 const [STATUS, CODE] = [REFUSAL.status, REFUSAL.code[0]];
 
 const cells = QUEUE_SURFACE_CELLS.map((cell) => {
@@ -42,9 +45,10 @@ const cells = QUEUE_SURFACE_CELLS.map((cell) => {
       },
     },
     // The range's other ends (catalogue: every range at both ends): one past an end taken, an end refused.
+    // A negative value is named "minus-1" (mutant names are kebab-case).
     ...cell.ends.failing.map((value): Mutant => ({
       ...base,
-      name: `${name}-end-${value}-taken`,
+      name: `${name}-end-${spelled(value)}-taken`,
       description: `${cell.operation} takes ${cell.parameter} ${value} (one past the range's end) as ${cell.holding}`,
       onRequest(req) {
         if (!carries(req) || query(req).get(cell.parameter) !== value) return;
@@ -55,7 +59,7 @@ const cells = QUEUE_SURFACE_CELLS.map((cell) => {
     })),
     ...cell.ends.holding.map((value): Mutant => ({
       ...base,
-      name: `${name}-end-${value}-refused`,
+      name: `${name}-end-${spelled(value)}-refused`,
       description: `${cell.operation} refuses ${cell.parameter} ${value} (the range's end) with ${STATUS} ${CODE}`,
       onRequest(req) {
         if (carries(req) && query(req).get(cell.parameter) === value) return errorAnswer(req, STATUS, CODE);

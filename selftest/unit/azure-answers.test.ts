@@ -8,7 +8,20 @@ import { join } from "node:path";
 import { assert } from "chai";
 import { claimedAnswersWithoutRow, loadAllSuites, registeredRows } from "../../fixtures/harness/registry.ts";
 import { ROOT } from "../../fixtures/paths.ts";
-import { contradictionsOf, parseAnswers, recordMatches, shapeKey, type ClaimedAnswer, type RecordedAnswer } from "../../model/answers.ts";
+import {
+  answerAgrees,
+  claimsRefusal,
+  contradictionsOf,
+  parseAnswers,
+  parseUncoveredReasons,
+  recordMatches,
+  recordsOf,
+  shapeKey,
+  uncoveredKey,
+  uncoveredOf,
+  type ClaimedAnswer,
+  type RecordedAnswer,
+} from "../../model/answers.ts";
 
 const RECORDS = parseAnswers(readFileSync(join(ROOT, "catalogue", "azure-answers.jsonl"), "utf8"));
 
@@ -43,6 +56,38 @@ describe("Azure's own answers: no row claims what a recorded live answer contrad
     const rows = registeredRows().map((r) => r.row);
     assert.isAbove(rows.filter((r) => r.answers?.length).length, 300, "rows that state their claimed answers");
     assert.deepEqual(contradictions(rows, RECORDS), []);
+  });
+
+  it("backs at least half of the rows whose claim is a refusal with a recorded refusal of that claim, as the README says", function () {
+    const refusing = registeredRows()
+      .map((r) => r.row)
+      .filter((r) => r.answers?.some(claimsRefusal));
+    const backed = refusing.filter((r) =>
+      r.answers!.filter(claimsRefusal).some((c) => recordsOf(c, RECORDS).some((rec) => answerAgrees(c, rec))),
+    );
+    assert.isAtLeast(backed.length / refusing.length, 0.5, `${backed.length} of ${refusing.length}`);
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    assert.include(
+      readme,
+      `${backed.length} of the ${refusing.length} whose claim is a refusal (${Math.round((100 * backed.length) / refusing.length)} %)`,
+    );
+  });
+
+  it("every recorded answer no row claims has a line in catalogue/azure-answers-uncovered.tsv saying why, and no line there is stale (npm run answers -- --uncovered)", function () {
+    const claims = registeredRows().flatMap(({ row }) => row.answers ?? []);
+    const uncovered = uncoveredOf(claims, RECORDS);
+    const reasons = parseUncoveredReasons(readFileSync(join(ROOT, "catalogue", "azure-answers-uncovered.tsv"), "utf8"));
+    assert.deepEqual(
+      uncovered.filter((u) => !reasons.get(uncoveredKey(u))?.trim()).map(uncoveredKey),
+      [],
+      "recorded answers no row claims, without a reason",
+    );
+    const keys = new Set(uncovered.map(uncoveredKey));
+    assert.deepEqual(
+      [...reasons.keys()].filter((k) => !keys.has(k)),
+      [],
+      "lines for answers a row now claims (or the corpus no longer holds)",
+    );
   });
 
   it("the lint finds a planted contradiction, and a record of another shape (another state, another value) does not match", function () {

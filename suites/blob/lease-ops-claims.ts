@@ -338,7 +338,8 @@ export function answersOf(op: LeaseOp, cs: Case): ClaimedAnswer[] {
     params: id,
     lease: cs === "unleased-with-id" ? ("available" as const) : ("leased" as const),
     ...((op.kind === "copy" || op.kind === "abort") && cs !== "unleased-with-id" ? { leaseDuration: "infinite" as const } : {}),
-    ...(lease && cs === "without-id" ? { also: ACQUIRE } : {}),
+    // An acquire proposing the holder's own ID is the holder's acquire (201, catalogue L acquire-same): the claim is another's.
+    ...(lease && cs === "without-id" ? { also: { ...ACQUIRE, "x-ms-proposed-lease-id": ["other" as const] } } : {}),
   };
   const c = claim(op, cs);
   return [claimOn("blob", request, of, c.ok ? SUCCESS : [answer(c.status!, ...(c.code ? [c.code] : []))])];

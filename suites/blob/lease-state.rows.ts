@@ -2,8 +2,9 @@
 // lease-table.ts): one test per cell, each on its own blob put into the state
 // first (lease-state-kit.ts runs the cells; the containers' table is
 // lease-state-container.rows.ts). Beside the cells: a proposed lease ID that
-// is not a GUID, writes on a Breaking, Broken or Expired lease, and the break
-// period's range (0–60 s).
+// is not a GUID, writes on a Breaking, Broken or Expired lease, the break
+// period's range (0–60 s), and the holder's ID once the lease was broken
+// (lease-lost.ts).
 import { expectEqual, expectRawStatus, expectRefused, expectSame, expectSucceeds } from "../../fixtures/harness/assert.ts";
 import type { RowDef } from "../../fixtures/harness/engine.ts";
 import { defineTable } from "../../fixtures/harness/registry.ts";
@@ -11,9 +12,10 @@ import { claimAt } from "../../fixtures/harness/locations.ts";
 import { blobLeaseSource, blobTarget, leaseAction, readLease, SHORTEST } from "./lease-kit.ts";
 import { expectLeaseIdSent, expectLeaseState, stillBreaking, whileBreaking } from "./lease-checks.ts";
 import { blobInState } from "./lease-setup.ts";
-import { blobSnapshot, newBlockBlob } from "./blob-kit.ts";
+import { downloadAll, blobSnapshot, newBlockBlob } from "./blob-kit.ts";
 import { defineStateMatrix, RESOURCES, stateCellRows } from "./lease-state-kit.ts";
 import { breakPeriod61Row } from "./lease-break-range.ts";
+import { lostAfterBreakRow } from "./lease-lost.ts";
 
 const P = "blob/lease/state/";
 const SOURCE = RESOURCES.blob.source;
@@ -63,7 +65,7 @@ const rows: RowDef[] = [
         );
       });
       expectLeaseIdSent("Put Blob with the lease ID on a Breaking lease");
-      expectEqual("content after the write with the ID", (await s.b.downloadToBuffer()).toString("utf8"), CHANGED);
+      expectEqual("content after the write with the ID", (await downloadAll(s.b)).toString("utf8"), CHANGED);
     },
   },
   ...(["broken", "expired"] as const).map((state): RowDef => ({
@@ -78,10 +80,11 @@ const rows: RowDef[] = [
       const s = await blobInState(t, state);
       t.step(`Put Blob without the ID on a ${state} lease`);
       await expectSucceeds(`Put Blob without a lease ID on a ${state} lease`, s.b.upload(CHANGED, CHANGED.length));
-      expectEqual("content after the write", (await s.b.downloadToBuffer()).toString("utf8"), CHANGED);
+      expectEqual("content after the write", (await downloadAll(s.b)).toString("utf8"), CHANGED);
     },
   })),
   breakPeriod61Row("blob"),
+  lostAfterBreakRow("blob"),
 ];
 
 defineTable({ table: RESOURCES.blob.table, service: "blob" }, rows);

@@ -338,16 +338,22 @@ const VERB: Record<Action, string> = {
 
 /**
  * What a cell claims Azure answers, as data (fixtures/harness/claims.ts): each
- * variation's request on the column's state, answered as the cell says (a
+ * variation's request it sends (`sent`: by default variationsOf's) on the column's state, answered as the cell says (a
  * duration out of range: 400). A column no recording can show (expired, then
  * written) claims nothing the corpus could match.
  */
-export function cellClaims(home: LeaseHome, action: Action, column: Column, outcomes: Outcome[]): ClaimedAnswer[] {
+export function cellClaims(
+  home: LeaseHome,
+  action: Action,
+  column: Column,
+  outcomes: Outcome[],
+  sent: Variation[] = variationsOf(action, column),
+): ClaimedAnswer[] {
   const states = STATE_OF[column];
   if (!states) return [];
   const r = LEASE_REQUEST[home];
   const request = { method: "PUT", path: r.path, query: r.query, headers: { "x-ms-lease-action": VERB[action] } };
-  return variationsOf(action, column).map((v) =>
+  return sent.map((v) =>
     claimOn(
       r.service,
       request,

@@ -292,15 +292,39 @@ function vocabulary(cell: SurfaceCell): { failing: string[]; holding: string[] }
 }
 
 /**
+ * What the cell's request carries beside its parameter (a lease action's lease
+ * ID, proposed ID, duration or period), in the corpus's vocabulary: a record
+ * carrying them too is of the cell's shape.
+ */
+function alsoOf(cell: SurfaceCell, request: { headers?: Record<string, string | string[]> }): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    const h = name.toLowerCase();
+    if (h === cell.parameter || !kindOf(h)) continue;
+    if (h === "x-ms-lease-id") out[h] = ["holder"];
+    else if (h === "x-ms-proposed-lease-id") out[h] = ["other"];
+    else if (h === "x-ms-lease-duration") out[h] = [String(value) === "-1" ? "infinite" : "in-range"];
+    else if (h === "x-ms-lease-break-period") out[h] = [String(value) === "0" ? "zero" : "in-range"];
+  }
+  return out;
+}
+
+/**
  * What a cell claims Azure answers, as data (fixtures/harness/claims.ts): the
  * record's request with a failing value, refused as section S says (or, a
- * disputed pair, also let through), and with a holding one, let through.
+ * disputed pair, also let through), and with a holding one, let through. A
+ * lease ID is claimed on the infinite lease the row holds; a condition on a
+ * resource that needs a lease (a lease action) on any lease.
  */
 export function answersOfCell(cell: SurfaceCell): ClaimedAnswer[] {
   const request = cell.op.request(ANY_SURFACE);
   const { failing, holding } = vocabulary(cell);
   const leased = needsOf(cell).includes("lease");
-  const of = { lease: leased ? ("leased" as const) : ("available" as const), ...(leased ? { leaseDuration: "infinite" as const } : {}) };
+  const of = {
+    lease: leased ? ("leased" as const) : ("available" as const),
+    ...(leased && cell.kind === "lease id" ? { leaseDuration: "infinite" as const } : {}),
+    also: alsoOf(cell, request),
+  };
   const refused: AcceptedAnswer[] = cell.refusal.code.length
     ? cell.refusal.code.map((code) => answer(cell.refusal.status, code))
     : [answer(cell.refusal.status)];

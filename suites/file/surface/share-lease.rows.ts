@@ -5,7 +5,18 @@
 // lease locks: the share's writes, until it is broken; never its reads or files.
 import type { RowContext, RowDef } from "../../../fixtures/harness/engine.ts";
 import { defineTable } from "../../../fixtures/harness/registry.ts";
-import { ACTION_LABEL, ACTIONS, cellAt, cellClaims, onState, TABLE } from "../../blob/lease-table.ts";
+import {
+  ACTION_LABEL,
+  ACTIONS,
+  cellAt,
+  cellClaims,
+  onState,
+  SHAPES,
+  TABLE,
+  type Action,
+  type Column,
+  type Variation,
+} from "../../blob/lease-table.ts";
 import { answer, claimOn } from "../../../fixtures/harness/claims.ts";
 import {
   cell,
@@ -22,6 +33,12 @@ import {
 const P = "file/share-lease/";
 const source = (rest: string) => `catalogue S (Shares); REST: Lease Share, ${rest}`;
 
+/** The one request a share cell sends (share-lease-kit.ts actionHeaders): the table's first shape, an acquire's for an infinite lease, on an infinite lease. */
+const sentOnShare = (action: Action, state: Column): Variation => ({
+  lease: state === "available" ? "none" : "infinite",
+  shape: { ...SHAPES[action][0], ...(action.startsWith("acquire") ? { duration: -1 } : {}) },
+});
+
 const cells: RowDef[] = ACTIONS.flatMap((action) =>
   SHARE_STATES.map((state) => {
     const o = TABLE[action][state];
@@ -33,7 +50,7 @@ const cells: RowDef[] = ACTIONS.flatMap((action) =>
       level: "rest" as const,
       source: source("the blob lease state table (catalogue L) on a share"),
       service: "file" as const,
-      answers: cellClaims("share", action, state, [o]),
+      answers: cellClaims("share", action, state, [o], [sentOnShare(action, state)]),
       run: (t: RowContext) => cell(t, action, state),
     };
   }),
