@@ -5,6 +5,7 @@
 import { assert } from "chai";
 import { verdictOfError } from "../../fixtures/harness/verdict-of-error.ts";
 import { AnswerRefusal, succeeded } from "../../fixtures/wire/signals.ts";
+import { currentEvidence, inStrand, strandStepOf, withEvidence } from "../../fixtures/wire/evidence.ts";
 import type { Exchange } from "../../model/result.ts";
 
 const copy: Exchange = {
@@ -44,5 +45,18 @@ describe("the verdict of an error a row threw", function () {
   it("an exception of the suite's own code is ERROR (the check can tell the two apart)", function () {
     const v = verdictOfError(new TypeError("Cannot read properties of undefined (reading 'popReceipt')"), [copy], "a step");
     assert.equal(v.status, "ERROR");
+  });
+
+  it("an error leaving a strand names the strand's step, not the row's (inStrand, strandStepOf)", async function () {
+    const store = { exchanges: [], seq: 0, secrets: [], step: "the row's step" };
+    const err = await withEvidence(store, () =>
+      inStrand(async () => {
+        currentEvidence()!.step = "a strand's step";
+        throw new Error("unreadable");
+      }).catch((e: unknown) => e),
+    );
+    assert.equal(strandStepOf(err), "a strand's step");
+    assert.equal(store.step, "the row's step");
+    assert.equal(strandStepOf(new Error("raised outside any strand")), undefined);
   });
 });
