@@ -119,6 +119,8 @@ export interface Core {
   newFile(name: string): FileNode;
   newDir(name: string): DirNode;
   count(op: string): void;
+  /** The operation under way, as last counted (an operation's request is handled at once, no await between). */
+  current(): string | undefined;
   /** The added operations' headers of a file (extras.ts: its copy's ID and status). */
   extraFileHeaders(f: FileNode): Record<string, string>;
 }

@@ -91,6 +91,8 @@ export interface ExtraFlags {
   fileLeaseIdOpensOthers?: boolean;
   /** An ID on a file that holds no lease is answered 412 LeaseIdMismatchWithFileOperation, not LeaseNotPresentWithFileOperation. */
   unleasedIdMismatch?: boolean;
+  /** One operation (as the double counts it: "PutRange") ignores a lease ID on a file that holds no lease. */
+  unleasedIdIgnoredOn?: string;
   /** A released share lease keeps its ID: renew with it leases the share again. */
   shareReleaseKeepsId?: boolean;
 }
@@ -107,6 +109,8 @@ export interface DoubleContext {
   guarded(f: XFile, req: http.IncomingMessage, write: () => DoubleReply): DoubleReply;
   writeReply(status: number, f: XFile, extra?: Record<string, string>): DoubleReply;
   count(op: string): void;
+  /** The operation under way, as last counted. */
+  current(): string | undefined;
 }
 
 export const header = (req: http.IncomingMessage, name: string): string | undefined => {

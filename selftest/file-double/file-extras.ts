@@ -112,8 +112,11 @@ export class FileExtras {
     this.ctx.count("ListRanges");
     const f = this.fileAt(p);
     if ("status" in f) return f;
+    // As Get File: an ID on a file without a lease is not present (live: .NET, List Ranges), another ID a mismatch.
     const id = header(req, "x-ms-lease-id");
-    if (id !== undefined && (f.lease.state !== "leased" || id !== f.lease.id)) return errorReply(412, "LeaseIdMismatchWithFileOperation");
+    if (id !== undefined && f.lease.state !== "leased" && this.ctx.flags.unleasedIdIgnoredOn !== "ListRanges")
+      return errorReply(412, this.ctx.flags.unleasedIdMismatch ? "LeaseIdMismatchWithFileOperation" : "LeaseNotPresentWithFileOperation");
+    if (id !== undefined && f.lease.state === "leased" && id !== f.lease.id) return errorReply(412, "LeaseIdMismatchWithFileOperation");
     const n = f.content.length;
     const ranges = n > 0 ? `<Range><Start>0</Start><End>${n - 1}</End></Range>` : "";
     return reply(

@@ -51,7 +51,8 @@ export class Files {
         return error(412, this.ctx.flags.mismatchAnsweredAsMissing ? "LeaseIdMissing" : "LeaseIdMismatchWithFileOperation");
       return undefined;
     }
-    if (id) return error(412, this.ctx.flags.unleasedIdMismatch ? "LeaseIdMismatchWithFileOperation" : "LeaseNotPresentWithFileOperation");
+    if (id && this.ctx.flags.unleasedIdIgnoredOn !== this.ctx.current())
+      return error(412, this.ctx.flags.unleasedIdMismatch ? "LeaseIdMismatchWithFileOperation" : "LeaseNotPresentWithFileOperation");
     return undefined;
   }
 
@@ -165,7 +166,7 @@ export class Files {
       return error(404, "ResourceNotFound");
     }
     const id = req.headers["x-ms-lease-id"] as string | undefined;
-    if (id && f.lease.state !== "leased")
+    if (id && f.lease.state !== "leased" && this.ctx.flags.unleasedIdIgnoredOn !== this.ctx.current())
       return error(412, this.ctx.flags.unleasedIdMismatch ? "LeaseIdMismatchWithFileOperation" : "LeaseNotPresentWithFileOperation");
     if (id && id !== f.lease.id) return error(412, "LeaseIdMismatchWithFileOperation");
     if (!id && this.ctx.flags.readsNeedLease && f.lease.state === "leased") return error(412, "LeaseIdMissing");

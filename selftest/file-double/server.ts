@@ -55,6 +55,7 @@ export class FileService {
       newFile: (name) => this.node("file", name),
       newDir: (name) => this.node("dir", name),
       count: (op) => this.count(op),
+      current: () => this.current,
       extraFileHeaders: (f) => this.extras.fileHeaders(f),
     };
     this.accounts = new AccountOps(core);
@@ -75,6 +76,7 @@ export class FileService {
       guarded: (f, req, write) => this.files.guarded(f as FileNode, req, write),
       writeReply: (status, f, extra) => this.files.writeReply(status, f as FileNode, extra),
       count: (op) => this.count(op),
+      current: () => this.current,
     }));
   }
 
@@ -95,7 +97,11 @@ export class FileService {
     ) as never;
   }
 
+  /** The operation under way, as last counted. */
+  private current?: string;
+
   private count(op: string): void {
+    this.current = op;
     this.calls.set(op, (this.calls.get(op) ?? 0) + 1);
   }
 

@@ -3,10 +3,13 @@
 // (suites/file/surface/surface-claims.ts) the parameter ignored, a refusal
 // it draws answered with another status, a holding value refused; for every
 // cell of the share lease table (suites/blob/lease-table.ts on the share
-// states) the cell answered the other way; and one per share lease rule.
+// states) the cell answered the other way; one per share lease rule; and
+// for every file operation that takes a lease ID (ID_TAKERS), one that
+// ignores an ID on a file without a lease.
 // Each names the rows of which at least one must FAIL against it, and runs
 // only those.
 import { ACTIONS, TABLE } from "../../suites/blob/lease-table.ts";
+import { ID_TAKERS } from "../../suites/file/lease-reach.rows.ts";
 import { SHARE_STATES } from "../../suites/file/surface/share-lease-kit.ts";
 import { CLAIMS, failingRefusal, opSlug, rowsOf } from "../../suites/file/surface/surface-claims.ts";
 import { mayPermitFailing } from "../../suites/file/surface/surface-rules.ts";
@@ -93,5 +96,13 @@ const ruleMutants: DoubleMutant[] = [
   },
 ];
 
+/** An ID on a file without a lease (file/lease/id-on-unleased): each operation that takes one, ignoring it. */
+const idTakerMutants: DoubleMutant[] = ID_TAKERS.map((o) => ({
+  name: `file-unleased-id-ignored-${o.counted.replace(/[A-Z]/g, (c, i: number) => `${i ? "-" : ""}${c.toLowerCase()}`)}`,
+  description: `${o.operation} ignores a lease ID on a file that holds no lease (as if none were sent)`,
+  flags: { unleasedIdIgnoredOn: o.counted },
+  kills: ["file/lease/id-on-unleased"],
+}));
+
 /** The generated mutants: each runs only the rows it names. */
-export const SURFACE_MUTANTS: DoubleMutant[] = [...pairMutants, ...cellMutants, ...ruleMutants];
+export const SURFACE_MUTANTS: DoubleMutant[] = [...pairMutants, ...cellMutants, ...ruleMutants, ...idTakerMutants];

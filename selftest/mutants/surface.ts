@@ -1,13 +1,17 @@
 // Mutants generated from the surface rows (suites/blob/surface/): per row, a
 // target that ignores the parameter on the operation, one that refuses a
 // failing value with another answer (400, or a 412 for a read's 304), and one
-// that refuses a holding value too. Operations the embedded Azurite answers
+// that refuses a holding value too; per blob lease ID row, one for each other
+// part of L's rule it shows. Operations the embedded Azurite answers
 // 501 have UNSUPPORTED rows there and no mutant (Put Block From URL's come
 // with 3.37.0).
 import { surfaceOperationOf } from "../../model/surface.ts";
+import { carriesWholeLeaseRule, type SurfaceCell } from "../../suites/blob/surface/surface-kit.ts";
 import { SURFACE_CELLS } from "../../suites/blob/surface/surface.rows.ts";
+import { errorResponse } from "./blob-kit.ts";
 import { conditionMutants } from "./condition-kit.ts";
-import { operation, type ClaimTable, type Mutant, type ProxyRequest } from "./types.ts";
+import { locked, sameId, track, tracked } from "./lease-kit.ts";
+import { operation, type ClaimTable, type Mutant, type MutantState, type ProxyRequest, type ProxyResponse } from "./types.ts";
 
 /** The operations the embedded Azurite lacks, with the version that brings each (none: none yet). */
 const LACKS: Record<string, string | undefined> = {
@@ -44,7 +48,74 @@ const cells = SURFACE_CELLS.filter((c) => !(c.op.operation in LACKS) || LACKS[c.
   };
 });
 
-export const MUTANTS: Mutant[] = cells.flatMap((c) => c.mutants);
+/**
+ * The rest of L's rule a blob's lease ID cell shows (surface-kit.ts
+ * carriesWholeLeaseRule), one mutant per part: a lease that does not lock the
+ * operation without an ID (a write let through, with the holder's ID added
+ * before forwarding; a read refused 412 LeaseIdMissing), an ID on an unleased
+ * blob ignored, a finite lease that takes any ID as its holder's. The lease
+ * is followed from the target's own answers (lease-kit.ts track).
+ */
+function wholeLeaseRuleMutants(cell: SurfaceCell): { part: string; mutant: Mutant }[] {
+  const name = `surface-${cell.op.slug}-${cell.parameter}`;
+  const base = {
+    kills: [cell.id],
+    cell: cell.id,
+    onResponse: (req: ProxyRequest, res: ProxyResponse, state: MutantState) => track(req, res, state),
+  };
+  const mine = (req: ProxyRequest) => surfaceName(req) === cell.op.operation;
+  const id = (req: ProxyRequest) => req.headers["x-ms-lease-id"];
+  const write = cell.op.kind === "write";
+  return [
+    {
+      part: write ? "none on a leased blob: 412 LeaseIdMissing" : "none on a leased blob: let through",
+      mutant: {
+        ...base,
+        name: `${name}-missing-${write ? "granted" : "refused"}`,
+        description: `${cell.op.operation} without a lease ID on a leased blob is ${write ? "let through (the lease does not lock it)" : "refused 412 LeaseIdMissing"}`,
+        onRequest(req, state) {
+          const lease = tracked(req, state);
+          if (!mine(req) || id(req) || !locked(lease)) return;
+          if (!write) return errorResponse(req, 412, "LeaseIdMissing");
+          if (lease.holder) req.headers["x-ms-lease-id"] = lease.holder;
+        },
+      },
+    },
+    {
+      part: "an ID on an unleased blob: 412 LeaseNotPresentWithBlobOperation",
+      mutant: {
+        ...base,
+        name: `${name}-unleased-ignored`,
+        description: `${cell.op.operation} ignores a lease ID on an unleased blob`,
+        onRequest(req, state) {
+          if (mine(req) && id(req) && !locked(tracked(req, state))) delete req.headers["x-ms-lease-id"];
+        },
+      },
+    },
+    {
+      part: "another ID on a finite lease: refused",
+      mutant: {
+        ...base,
+        name: `${name}-finite-unlocked`,
+        description: `${cell.op.operation} on a blob with a finite lease takes any lease ID as the holder's`,
+        onRequest(req, state) {
+          const lease = tracked(req, state);
+          if (mine(req) && id(req) && locked(lease) && lease.finite && lease.holder && !sameId(id(req), lease.holder))
+            req.headers["x-ms-lease-id"] = lease.holder;
+        },
+      },
+    },
+  ];
+}
+
+const whole = cells
+  .filter((c) => carriesWholeLeaseRule(c.cell))
+  .map(({ cell }) => {
+    const versions = LACKS[cell.op.operation];
+    return { cell, parts: wholeLeaseRuleMutants(cell).map((p) => ({ ...p, mutant: versions ? { ...p.mutant, versions } : p.mutant })) };
+  });
+
+export const MUTANTS: Mutant[] = [...cells.flatMap((c) => c.mutants), ...whole.flatMap((w) => w.parts.map((p) => p.mutant))];
 
 export const CLAIM_TABLES: ClaimTable[] = [
   {
@@ -57,5 +128,14 @@ export const CLAIM_TABLES: ClaimTable[] = [
         row: cell.id,
         mutants: mutants.map((m) => m.name),
       })),
+  },
+  {
+    table: "S The whole concurrency surface",
+    kind: "a blob's lease ID as in L: none, a finite lease, no lease",
+    claims: whole
+      .filter((w) => !LACKS[w.cell.op.operation])
+      .flatMap(({ cell, parts }) =>
+        parts.map((p) => ({ claim: `${cell.op.operation}, x-ms-lease-id: ${p.part}`, row: cell.id, mutants: [p.mutant.name] })),
+      ),
   },
 ];

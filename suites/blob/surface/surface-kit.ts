@@ -198,8 +198,32 @@ async function incrementalSubject(t: RowContext, s: SurfaceSubject): Promise<voi
   s.sourceUrl = await snapshotUrl();
 }
 
-/** Makes the subject a cell's request acts on, with what its record and parameter need. */
-export async function subjectOf(t: RowContext, cell: SurfaceCell): Promise<SurfaceSubject> {
+/**
+ * A blob's lease ID cell carries L's whole rule (catalogue S: "a lease ID as
+ * in L"), not only another ID and the holder's: on a finite lease as on an
+ * infinite one, and none on a write refused (412 LeaseIdMissing) or on a read
+ * let through; an ID on an unleased blob → 412 LeaseNotPresentWithBlobOperation.
+ * Live: Go TestSetBlobTagsWithLeaseId (2020-10-02), C++ SetGetTagsWithLeaseId
+ * and SetTierWithLeaseId (2021-04-10) on 60 s leases; Java and .NET on Append
+ * Block, Append Blob Seal, Put Blob and Copy Blob From URL with an ID on an
+ * unleased blob.
+ */
+export const carriesWholeLeaseRule = (cell: SurfaceCell): boolean =>
+  cell.parameter === "x-ms-lease-id" && cell.op.resource !== "container" && !cell.op.slug.startsWith("lease-");
+
+/** The finite lease a whole-rule cell also holds (lease-kit's LASTING: it cannot run out while the row acts). */
+export const FINITE_LEASE = 60;
+
+/** The refusals of L's rule beyond another ID: none on a leased blob (a write), an ID on an unleased one. */
+export const MISSING: Refusal = { status: 412, code: ["LeaseIdMissing"] };
+export const NOT_PRESENT: Refusal = { status: 412, code: ["LeaseNotPresentWithBlobOperation"] };
+
+/**
+ * Makes the subject a cell's request acts on, with what its record and
+ * parameter need; `lease`: the duration of the lease it needs (-1 by
+ * default), or none.
+ */
+export async function subjectOf(t: RowContext, cell: SurfaceCell, lease: number | "none" = -1): Promise<SurfaceSubject> {
   const { op } = cell;
   const needs = needsOf(cell);
   const c = await t.newContainer();
@@ -235,7 +259,10 @@ export async function subjectOf(t: RowContext, cell: SurfaceCell): Promise<Surfa
     }
     s.sourceUrl = await readableUrl(t, src);
   });
-  await setUp("lease", "an infinite lease (Lease Blob, acquire)", () => b.getBlobLeaseClient(LEASE_ID).acquireLease(-1));
+  if (lease !== "none")
+    await setUp("lease", `${lease === -1 ? "an infinite" : `a ${lease} s`} lease (Lease Blob, acquire)`, () =>
+      b.getBlobLeaseClient(LEASE_ID).acquireLease(lease),
+    );
   return s;
 }
 
@@ -320,16 +347,22 @@ export function answersOfCell(cell: SurfaceCell): ClaimedAnswer[] {
   const request = cell.op.request(ANY_SURFACE);
   const { failing, holding } = vocabulary(cell);
   const leased = needsOf(cell).includes("lease");
+  const whole = carriesWholeLeaseRule(cell);
   const of = {
     lease: leased ? ("leased" as const) : ("available" as const),
-    ...(leased && cell.kind === "lease id" ? { leaseDuration: "infinite" as const } : {}),
+    ...(leased && cell.kind === "lease id" && !whole ? { leaseDuration: "infinite" as const } : {}),
     also: alsoOf(cell, request),
   };
-  const refused: AcceptedAnswer[] = cell.refusal.code.length
-    ? cell.refusal.code.map((code) => answer(cell.refusal.status, code))
-    : [answer(cell.refusal.status)];
+  const answers = (r: Refusal): AcceptedAnswer[] => (r.code.length ? r.code.map((code) => answer(r.status, code)) : [answer(r.status)]);
+  const refused = answers(cell.refusal);
   return [
     claimOn("blob", request, { ...of, params: { [cell.parameter]: failing } }, cell.disputed ? [...refused, ...SUCCESS] : refused),
     claimOn("blob", request, { ...of, params: { [cell.parameter]: holding } }, SUCCESS),
+    ...(whole
+      ? [
+          claimOn("blob", request, { ...of, params: {} }, cell.op.kind === "write" ? answers(MISSING) : SUCCESS),
+          claimOn("blob", request, { ...of, lease: "available" as const, params: { [cell.parameter]: failing } }, answers(NOT_PRESENT)),
+        ]
+      : []),
   ];
 }
