@@ -1,6 +1,7 @@
 // What the file double's added operations (extras.ts and the modules beside
 // it) see of the double (server.ts): its tree, as structural types, its
 // replies, the hooks it lends them, and the flags that make them deviate.
+import type { FileRelation } from "../../suites/file/reach-claims.ts";
 import type http from "node:http";
 
 export type Meta = Record<string, string>;
@@ -81,14 +82,12 @@ export interface ExtraFlags {
   shareSetsUnguarded?: boolean;
   /** The holder's ID on a share whose lease was broken is taken as if the lease held (200, not 412 LeaseLost). */
   shareBrokenIdAccepted?: boolean;
-  /** A share lease locks the share's files: file writes without a lease ID in a leased share → 412 LeaseIdMissing. */
-  shareLeaseLocksFiles?: boolean;
-  /** A file lease locks its share: share writes without a lease ID while a file of it is leased → 412 LeaseIdMissing. */
-  fileLeaseLocksShare?: boolean;
-  /** A file lease locks the other files of its directory: their writes without a lease ID → 412 LeaseIdMissing. */
-  fileLeaseLocksSiblings?: boolean;
-  /** A leased file's ID is taken on another, unleased file as if it held no ID (not 412 LeaseNotPresentWithFileOperation). */
-  fileLeaseIdOpensOthers?: boolean;
+  /**
+   * A lease reaches what it must leave alone (suites/file/reach-claims.ts): "locks", writes there without a
+   * lease ID → 412 LeaseIdMissing; "id-opens", the leased file's ID sent there is taken as if none were sent
+   * (not 412 LeaseNotPresentWithFileOperation).
+   */
+  reachTooFar?: { relation: FileRelation; how: "locks" | "id-opens" };
   /** An ID on a file that holds no lease is answered 412 LeaseIdMismatchWithFileOperation, not LeaseNotPresentWithFileOperation. */
   unleasedIdMismatch?: boolean;
   /** One operation (as the double counts it: "PutRange") ignores a lease ID on a file that holds no lease. */

@@ -21,24 +21,6 @@ export const DOUBLE_MUTANTS: DoubleMutant[] = [
     kills: ["file/lease/id-on-unleased", "file/lease/reach/sibling"],
   },
   {
-    name: "file-lease-locks-share",
-    description: "a file lease locks its share: share writes without a lease ID → 412 LeaseIdMissing",
-    flags: { fileLeaseLocksShare: true },
-    kills: ["file/lease/reach/share"],
-  },
-  {
-    name: "file-lease-locks-siblings",
-    description: "a file lease locks the other files of its directory: their writes without a lease ID → 412 LeaseIdMissing",
-    flags: { fileLeaseLocksSiblings: true },
-    kills: ["file/lease/reach/sibling"],
-  },
-  {
-    name: "file-lease-id-opens-others",
-    description: "a leased file's ID is taken on another file (of the directory, or of the same name elsewhere) as if none were sent",
-    flags: { fileLeaseIdOpensOthers: true },
-    kills: ["file/lease/reach/sibling"],
-  },
-  {
     name: "file-lease-not-enforced",
     description: "writes on a leased file succeed without the lease ID or with a wrong one",
     flags: { leaseNotEnforced: true },

@@ -1,8 +1,9 @@
 // How far a lock reaches, made to reach too far: the file double's mutants of
-// catalogue S (Shares, Files). Each flag lets one lease lock (or open) what
-// it must leave alone: a share lease its files, a file lease its share or the
-// other files of its directory, a file's lease ID taken on another file.
-// Consulted before the double answers a request (extras.ts, route).
+// catalogue S (Shares, Files), one per line of suites/file/reach-claims.ts.
+// The flag names a relation a lease must leave alone and how it reaches it:
+// it locks it (writes there without an ID refused), or its ID opens it (the
+// leased file's ID sent there taken as if none were sent). Consulted before
+// the double answers a request (extras.ts, route).
 import type http from "node:http";
 import { errorReply, header, type DoubleContext, type DoubleReply, type XDir, type XFile } from "./double-types.ts";
 import { activeLease, type ShareLease } from "./share-lease.ts";
@@ -32,24 +33,31 @@ export function reachDeviation(
   segs: string[],
   q: URLSearchParams,
 ): DoubleReply | undefined {
-  const f = ctx.flags;
+  const reach = ctx.flags.reachTooFar;
   const [shareName, ...path] = segs;
   const share = ctx.shares.get(shareName ?? "");
-  if (!share || q.get("comp") === "lease") return undefined;
+  if (!reach || !share || q.get("comp") === "lease") return undefined;
   const write = req.method !== "GET" && req.method !== "HEAD";
   const id = header(req, "x-ms-lease-id");
-  const onShare = path.length === 0;
-  if (onShare) {
-    if (f.fileLeaseLocksShare && write && !id && leasedIn(share.root).length) return errorReply(412, "LeaseIdMissing");
-    return undefined;
-  }
   const { dir, node } = at(share.root, path);
   const unleased = node?.kind !== "file" || node.lease.state !== "leased";
-  const lease = shareLease(shareName);
-  if (f.shareLeaseLocksFiles && write && !id && lease && activeLease(lease)) return errorReply(412, "LeaseIdMissing");
-  const leasedSibling = [...(dir?.children.values() ?? [])].some((c) => c.kind === "file" && c.lease.state === "leased");
-  if (f.fileLeaseLocksSiblings && write && !id && unleased && leasedSibling) return errorReply(412, "LeaseIdMissing");
-  if (f.fileLeaseIdOpensOthers && id && unleased && [...ctx.shares.values()].some((s) => leasedIn(s.root).some((x) => x.lease.id === id)))
-    delete req.headers["x-ms-lease-id"];
+  // The leased files the request's resource stands in the relation to.
+  const related = (): XFile[] => {
+    if (reach.relation === "share-of-file") return path.length === 0 ? leasedIn(share.root) : [];
+    if (path.length === 0 || !unleased) return [];
+    if (reach.relation === "file-beside")
+      return [...(dir?.children.values() ?? [])].filter((c): c is XFile => c.kind === "file" && c.lease.state === "leased");
+    if (reach.relation === "same-name-elsewhere")
+      return [...ctx.shares.values()]
+        .filter((s) => s !== share)
+        .flatMap((s) => [at(s.root, path).node].filter((n): n is XFile => n?.kind === "file" && n.lease.state === "leased"));
+    return [];
+  };
+  if (reach.how === "locks" && write && !id) {
+    const lease = shareLease(shareName);
+    const locked = reach.relation === "file-of-share" ? path.length > 0 && !!lease && activeLease(lease) : related().length > 0;
+    if (locked) return errorReply(412, "LeaseIdMissing");
+  }
+  if (reach.how === "id-opens" && id && related().some((x) => x.lease.id === id)) delete req.headers["x-ms-lease-id"];
   return undefined;
 }

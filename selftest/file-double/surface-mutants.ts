@@ -5,11 +5,14 @@
 // cell of the share lease table (suites/blob/lease-table.ts on the share
 // states) the cell answered the other way; one per share lease rule; and
 // for every file operation that takes a lease ID (ID_TAKERS), one that
-// ignores an ID on a file without a lease.
+// ignores an ID on a file without a lease; for every resource a lease must
+// leave alone (suites/file/reach-claims.ts), a lease that locks it, and where
+// its ID is refused there, one whose ID opens it.
 // Each names the rows of which at least one must FAIL against it, and runs
 // only those.
 import { ACTIONS, TABLE } from "../../suites/blob/lease-table.ts";
 import { ID_TAKERS } from "../../suites/file/lease-reach.rows.ts";
+import { FILE_REACH } from "../../suites/file/reach-claims.ts";
 import { SHARE_STATES } from "../../suites/file/surface/share-lease-kit.ts";
 import { CLAIMS, failingRefusal, opSlug, rowsOf } from "../../suites/file/surface/surface-claims.ts";
 import { mayPermitFailing } from "../../suites/file/surface/surface-rules.ts";
@@ -83,12 +86,6 @@ const ruleMutants: DoubleMutant[] = [
     kills: ["file/share-lease/lost-after-break"],
   },
   {
-    name: "file-share-lease-locks-files",
-    description: "a share lease locks the share's files: file writes without a lease ID in a leased share → 412 LeaseIdMissing",
-    flags: { shareLeaseLocksFiles: true },
-    kills: ["file/share-lease/files-unlocked"],
-  },
-  {
     name: "file-share-release-keeps-id",
     description: "a released share lease keeps its ID: renew with it leases the share again",
     flags: { shareReleaseKeepsId: true },
@@ -104,5 +101,18 @@ const idTakerMutants: DoubleMutant[] = ID_TAKERS.map((o) => ({
   kills: ["file/lease/id-on-unleased"],
 }));
 
+/** How far a lease reaches (suites/file/reach-claims.ts): each resource it must leave alone locked, and where its ID is refused, opened by it. */
+const reachMutants: DoubleMutant[] = FILE_REACH.flatMap((r) =>
+  (r.idRefused ? (["locks", "id-opens"] as const) : (["locks"] as const)).map((how) => ({
+    name: `${r.lock === "file" ? "file" : "file-share"}-lease-${how}-${r.relation}`,
+    description:
+      how === "locks"
+        ? `a ${r.lock} lease locks ${r.label}: writes there without a lease ID → 412 LeaseIdMissing`
+        : `a leased file's ID sent to ${r.label} is taken as if none were sent (not 412 LeaseNotPresentWithFileOperation)`,
+    flags: { reachTooFar: { relation: r.relation, how } },
+    kills: [r.row],
+  })),
+);
+
 /** The generated mutants: each runs only the rows it names. */
-export const SURFACE_MUTANTS: DoubleMutant[] = [...pairMutants, ...cellMutants, ...ruleMutants, ...idTakerMutants];
+export const SURFACE_MUTANTS: DoubleMutant[] = [...pairMutants, ...cellMutants, ...ruleMutants, ...idTakerMutants, ...reachMutants];

@@ -13,6 +13,7 @@ import type { RawRequest, RawResponse } from "../../fixtures/wire/raw.ts";
 import { allAnswered } from "../../fixtures/wire/signals.ts";
 import { FILE_REQUEST, fileCell, fileSource } from "./file-kit.ts";
 import { answer, claimOn, SUCCESS } from "../../fixtures/harness/claims.ts";
+import { FILE_REACH, type FileRelation } from "./reach-claims.ts";
 import { CONTENT, durable, leaseSubject, newSubject, pathOf, putFile, readState, sharePath, type Subject } from "./surface/surface-kit.ts";
 
 const NOT_PRESENT = { status: 412, code: "LeaseNotPresentWithFileOperation" };
@@ -187,22 +188,21 @@ async function reachSibling(t: RowContext): Promise<void> {
   const elsewhere = await newSubject(t, { resource: "share" });
   t.step("create a file of the same name in another share (setup)");
   await putFile(t, elsewhere.share, s.path, CONTENT);
-  await eachVariation([
-    {
-      label: "another file of the same directory",
+  // Where each relation of the row's lines (reach-claims.ts) is: its subject and path.
+  const places: Partial<Record<FileRelation, [Subject, string[]]>> = {
+    "file-beside": [s, s.other],
+    "same-name-elsewhere": [elsewhere, s.path],
+  };
+  await eachVariation(
+    FILE_REACH.filter((r) => r.row === "file/lease/reach/sibling").map((r) => ({
+      label: r.label,
       run: async () => {
-        await refusesId(t, s, s.other, s.holder, "another file of the same directory");
-        await freeToWrite(t, s, s.other, "another file of the same directory");
+        const [at, segs] = places[r.relation]!;
+        if (r.idRefused) await refusesId(t, at, segs, s.holder, r.label);
+        await freeToWrite(t, at, segs, r.label);
       },
-    },
-    {
-      label: "a file of the same name in another share",
-      run: async () => {
-        await refusesId(t, elsewhere, s.path, s.holder, "a file of the same name in another share");
-        await freeToWrite(t, elsewhere, s.path, "a file of the same name in another share");
-      },
-    },
-  ]);
+    })),
+  );
   await stillLeased(t, s);
 }
 
