@@ -162,6 +162,7 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
   const longestWaitS = Math.max(0, ...report.results.map((r) => waits.get(r.id) ?? 0));
   const requests = report.results.reduce((n, r) => n + r.evidence.length, 0);
   const floorMs = longestWaitS * 1000 + azuriteStartMs;
+  const paths = chainsOf(report.results, (id) => waits.get(id) ?? 0);
   return {
     wallMs,
     longestWaitS,
@@ -175,13 +176,8 @@ async function oneRun(i: number, azuriteStartMs: number, connectionString?: stri
     unexpected: report.results
       .filter((r) => ["FAIL", "UNEXPECTED_PASS", "INCONCLUSIVE"].includes(r.status))
       .map((r) => `${r.id}: ${r.status}: ${(r.message ?? "").split("\n")[0].slice(0, 200)}`),
-    paths: chainsOf(report.results, (id) => waits.get(id) ?? 0),
-    timeline: (latencyMs) =>
-      describeTimeline(
-        report.results,
-        chainsOf(report.results, (id) => waits.get(id) ?? 0),
-        latencyMs,
-      ),
+    paths,
+    timeline: (latencyMs) => describeTimeline(report.results, paths, latencyMs),
   };
 }
 

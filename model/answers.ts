@@ -161,34 +161,22 @@ export const VALUES: Record<string, readonly string[]> = {
  * C), so it is a claim of its own, never a "failing If-None-Match".
  */
 export function failingValues(parameter: string): string[] {
-  const p = parameter.toLowerCase().replace(/^x-ms-source-/, "");
-  switch (p) {
-    case "if-match":
-      return ["other"];
-    case "if-none-match":
-      return ["current"];
-    case "if-modified-since":
-      return ["equal", "after"];
-    case "if-unmodified-since":
-      return ["before"];
-  }
-  return kindOfValue(parameter) === "holds or fails" || kindOfValue(parameter) === "tag predicate" ? ["fails", "false"] : [];
+  const kind = kindOfValue(parameter);
+  return conditionValues(parameter)?.failing ?? (kind === "holds or fails" || kind === "tag predicate" ? ["fails", "false"] : []);
 }
 
 export function holdingValues(parameter: string): string[] {
-  const p = parameter.toLowerCase().replace(/^x-ms-source-/, "");
-  switch (p) {
-    case "if-match":
-      return ["current", "*"];
-    case "if-none-match":
-      return ["other"];
-    case "if-modified-since":
-      return ["before"];
-    case "if-unmodified-since":
-      return ["equal", "after"];
-  }
-  return ["holds", "true"];
+  return conditionValues(parameter)?.holding ?? ["holds", "true"];
 }
+
+/** Each condition header's failing and holding values, side by side (a source condition as its header). */
+const CONDITION_VALUES = new Map<string, { failing: string[]; holding: string[] }>([
+  ["if-match", { failing: ["other"], holding: ["current", "*"] }],
+  ["if-none-match", { failing: ["current"], holding: ["other"] }],
+  ["if-modified-since", { failing: ["equal", "after"], holding: ["before"] }],
+  ["if-unmodified-since", { failing: ["before"], holding: ["equal", "after"] }],
+]);
+const conditionValues = (parameter: string) => CONDITION_VALUES.get(parameter.toLowerCase().replace(/^x-ms-source-/, ""));
 
 const asList = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 const sameShape = (a: string[] | undefined, b: string[] | undefined) =>

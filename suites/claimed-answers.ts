@@ -51,6 +51,16 @@ function ranges(lease: (action: string) => object): ClaimedAnswer[] {
   ];
 }
 
+/** Another's acquire, finite or infinite, on a leased resource: 409 LeaseAlreadyPresent. */
+function acquireWhenLeased(lease: (action: string) => object): ClaimedAnswer[] {
+  const params = { "x-ms-lease-duration": ["in-range", "infinite"] };
+  return [
+    claimOn("blob", lease("acquire") as never, { params, also: { "x-ms-proposed-lease-id": ["other"] }, lease: "leased" }, [
+      answer(409, "LeaseAlreadyPresent"),
+    ]),
+  ];
+}
+
 /** Break with a period out of its range refused 400 wherever a break is allowed, one in range granted 202. */
 function breakRange(lease: (action: string) => object): ClaimedAnswer[] {
   const brk = lease("break") as never;
@@ -97,14 +107,7 @@ export const CLAIMED_ANSWERS: Record<string, ClaimedAnswer[]> = {
   ],
   // L, blob leases.
   "blob/lease/duration-range": ranges(blobLease),
-  "blob/lease/acquire-when-leased": [
-    claimOn(
-      "blob",
-      blobLease("acquire"),
-      { params: { "x-ms-lease-duration": ["in-range", "infinite"] }, also: { "x-ms-proposed-lease-id": ["other"] }, lease: "leased" },
-      [answer(409, "LeaseAlreadyPresent")],
-    ),
-  ],
+  "blob/lease/acquire-when-leased": acquireWhenLeased(blobLease),
   "blob/lease/write-without-id": [claimOn("blob", put, { params: {}, lease: ["leased", "breaking"] }, [answer(412, "LeaseIdMissing")])],
   "blob/lease/write-with-id": [
     claimOn("blob", put, { params: { "x-ms-lease-id": "holder" }, lease: ["leased", "breaking"] }, [answer(201)]),
@@ -135,14 +138,7 @@ export const CLAIMED_ANSWERS: Record<string, ClaimedAnswer[]> = {
   "blob/lease/state/break-period-61": breakRange(blobLease),
   // L, container leases.
   "blob/container-lease/duration-range": ranges(containerLease),
-  "blob/container-lease/acquire-when-leased": [
-    claimOn(
-      "blob",
-      containerLease("acquire"),
-      { params: { "x-ms-lease-duration": ["in-range", "infinite"] }, also: { "x-ms-proposed-lease-id": ["other"] }, lease: "leased" },
-      [answer(409, "LeaseAlreadyPresent")],
-    ),
-  ],
+  "blob/container-lease/acquire-when-leased": acquireWhenLeased(containerLease),
   "blob/container-lease/renew-extends": [
     claimOn("blob", containerLease("renew"), { params: { "x-ms-lease-id": "holder" }, lease: "leased" }, [answer(200)]),
   ],

@@ -76,25 +76,36 @@ async function runCell(t: RowContext, cell: SurfaceCell, lease: number = -1): Pr
   if (cell.disputed)
     t.note(`${what} (disputed: refused ${refusal.status}, or ignored)`, `${refused.status} ${refused.errorCode ?? ""}`.trim());
   const ignored = !!cell.disputed && refused.status >= 200 && refused.status < 300;
-  if (!ignored) expectRawStatus(what, refused, { status: refusal.status });
-  if (op.kind === "write" && !ignored) {
-    t.step(`read back after the refused request${on}`);
-    expectUnchanged(`${op.operation} after the refused request${on}`, before, await stateOf(t, op, s));
+  if (!ignored) {
+    expectRawStatus(what, refused, { status: refusal.status });
+    await expectNotApplied(t, cell, s, before, `the refused request${on}`);
   }
   if (carriesWholeLeaseRule(cell)) await withoutId(t, cell, s, before, on);
   const held = `${op.operation} with a holding ${parameter}${on}`;
   const permitted = await send(t, held, cell, s, holding);
   expectOk(held, permitted);
   if (op.kind === "write") t.step(`read back after the permitted request${on}`);
-  const after = op.kind === "write" ? await stateOf(t, op, s) : before;
-  expectTrue(`${held}: not ${op.kind === "write" ? "applied" : "answered"} (${op.effect.what})`, op.effect.holds(after, permitted), {
-    expected: op.effect.what,
-    got: "not so",
-  });
+  expectEffect(held, cell, op.kind === "write" ? await stateOf(t, op, s) : before, permitted);
   if (!refusal.code.length || ignored) return;
   // Its own step, so a wrong code is not reported as the read-back's failure.
   t.step(`${what}: its error code`);
   expectRawStatus(`${what}: error code`, refused, refusal);
+}
+
+/** A refused write, read back unchanged (a read changes nothing: none to read back). `after`: what was refused. */
+async function expectNotApplied(t: RowContext, cell: SurfaceCell, s: SurfaceSubject, before: SurfaceState, after: string): Promise<void> {
+  if (cell.op.kind !== "write") return;
+  t.step(`read back after ${after}`);
+  expectUnchanged(`${cell.op.operation} after ${after}`, before, await stateOf(t, cell.op, s));
+}
+
+/** A permitted request's effect, in the subject read back (a write) or in its answer (a read). */
+function expectEffect(what: string, cell: SurfaceCell, state: SurfaceState, res: RawResponse): void {
+  const { op } = cell;
+  expectTrue(`${what}: not ${op.kind === "write" ? "applied" : "answered"} (${op.effect.what})`, op.effect.holds(state, res), {
+    expected: op.effect.what,
+    got: "not so",
+  });
 }
 
 /** The leased subject's request without any lease ID: a write refused (412 LeaseIdMissing) and read back unchanged, a read let through. */
@@ -105,14 +116,10 @@ async function withoutId(t: RowContext, cell: SurfaceCell, s: SurfaceSubject, be
   const res = await t.raw("blob", op.request(s));
   if (op.kind === "read") {
     expectOk(what, res);
-    return expectTrue(`${what}: not answered (${op.effect.what})`, op.effect.holds(before, res), {
-      expected: op.effect.what,
-      got: "not so",
-    });
+    return expectEffect(what, cell, before, res);
   }
   expectRawStatus(what, res, MISSING);
-  t.step(`read back after the request without a lease ID${on}`);
-  expectUnchanged(`${op.operation} without a lease ID${on}`, before, await stateOf(t, op, s));
+  await expectNotApplied(t, cell, s, before, `the request without a lease ID${on}`);
 }
 
 /** An ID on the subject without a lease: refused 412 LeaseNotPresentWithBlobOperation, and read back unchanged (a write). */
@@ -123,10 +130,7 @@ async function onUnleased(t: RowContext, cell: SurfaceCell): Promise<void> {
   const before = await stateOf(t, op, s);
   const what = `${op.operation} with a lease ID on an unleased blob`;
   expectRawStatus(what, await send(t, what, cell, s, valuesOf(cell, before).failing), NOT_PRESENT);
-  if (op.kind === "write") {
-    t.step("read back after the request with a lease ID on an unleased blob");
-    expectUnchanged(`${op.operation} with a lease ID on an unleased blob`, before, await stateOf(t, op, s));
-  }
+  await expectNotApplied(t, cell, s, before, "the request with a lease ID on an unleased blob");
 }
 
 /** A whole-rule lease ID cell: the infinite lease's requests (every cell's), a finite lease's and the unleased blob's, side by side. */
